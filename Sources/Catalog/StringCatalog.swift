@@ -1,0 +1,166 @@
+import Foundation
+import Game
+
+/// Content/Localizable.xcstrings, Apple's String Catalog: the same file the iOS app
+/// ships, so a `loc-key` the server sends is one the phone can look up.
+public struct StringCatalog: Sendable {
+    /// The languages of the source documents; every key must exist in each.
+    public static let requiredLanguages = ["en", "vi", "ko", "zh-Hans"]
+
+    public let sourceLanguage: String
+    /// key → language → text
+    public let entries: [String: [String: String]]
+
+    public init(sourceLanguage: String, entries: [String: [String: String]]) {
+        self.sourceLanguage = sourceLanguage
+        self.entries = entries
+    }
+
+    public var keys: [String] { entries.keys.sorted() }
+
+    public func text(_ key: String, language: String) -> String? { entries[key]?[language] }
+
+    /// The text in `language` (or the source language) with its placeholders filled.
+    /// A key missing from the catalog comes out as the key itself, as on the phone.
+    public func format(_ text: LocalizedText, language: String) -> String {
+        guard let template = self.text(text.key, language: language) ?? self.text(text.key, language: sourceLanguage)
+        else { return text.key }
+        return Self.fill(template, with: text.args)
+    }
+
+    /// Replaces `%@`, `%1$@`, `%d` … with the arguments as strings, and `%%` with `%`.
+    static func fill(_ template: String, with args: [String]) -> String {
+        var output = ""
+        var next = 0
+        var index = template.startIndex
+        while index < template.endIndex {
+            guard template[index] == "%", let spec = try? Placeholder.parse(template, at: index) else {
+                output.append(template[index])
+                index = template.index(after: index)
+                continue
+            }
+            if let placeholder = spec.placeholder {
+                let position = placeholder.position ?? next + 1
+                next = position
+                output += position <= args.count ? args[position - 1] : ""
+            } else {
+                output += "%"
+            }
+            index = spec.end
+        }
+        return output
+    }
+}
+
+/// A `%…` conversion in a catalog string.
+public struct Placeholder: Hashable, Sendable, CustomStringConvertible {
+    /// 1-based argument position when written as `%2$@`.
+    public var position: Int?
+    public var conversion: Character
+
+    public var description: String {
+        position.map { "%\($0)$\(conversion)" } ?? "%\(conversion)"
+    }
+
+    public struct ParseError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// All placeholders of `template`, in order; `%%` is not one.
+    public static func all(in template: String) throws(ParseError) -> [Placeholder] {
+        var result: [Placeholder] = []
+        var index = template.startIndex
+        while index < template.endIndex {
+            if template[index] == "%" {
+                let spec = try parse(template, at: index)
+                if let placeholder = spec.placeholder { result.append(placeholder) }
+                index = spec.end
+            } else {
+                index = template.index(after: index)
+            }
+        }
+        return result
+    }
+
+    /// The arguments each position takes, with implicit positions numbered as printf does.
+    public static func positions(in template: String) throws(ParseError) -> [Int: Character] {
+        var byPosition: [Int: Character] = [:]
+        var next = 0
+        for placeholder in try all(in: template) {
+            let position = placeholder.position ?? next + 1
+            next = position
+            if let earlier = byPosition[position], earlier != placeholder.conversion {
+                throw ParseError(description: "argument \(position) is used as both %\(earlier) and %\(placeholder.conversion)")
+            }
+            byPosition[position] = placeholder.conversion
+        }
+        return byPosition
+    }
+
+    fileprivate static func parse(_ s: String, at start: String.Index) throws(ParseError) -> (placeholder: Placeholder?, end: String.Index) {
+        var i = s.index(after: start)
+        guard i < s.endIndex else { throw ParseError(description: "'%' at the end of the text") }
+        if s[i] == "%" { return (nil, s.index(after: i)) }
+        var position: Int?
+        var digits = ""
+        var j = i
+        while j < s.endIndex, let digit = s[j].wholeNumberValue, s[j].isASCII {
+            digits.append(String(digit))
+            j = s.index(after: j)
+        }
+        if !digits.isEmpty, j < s.endIndex, s[j] == "$" {
+            guard let value = Int(digits), value > 0 else {
+                throw ParseError(description: "placeholder position must start at 1")
+            }
+            position = value
+            i = s.index(after: j)
+        }
+        while i < s.endIndex, "-+ #0123456789.".contains(s[i]) { i = s.index(after: i) }
+        while i < s.endIndex, "hlqLzjt".contains(s[i]) { i = s.index(after: i) }
+        guard i < s.endIndex, "@dDiuUxXoOfFeEgGcCsSpaA".contains(s[i]) else {
+            throw ParseError(description: "'%' is not followed by a valid placeholder (write '%%' for a percent sign)")
+        }
+        return (Placeholder(position: position, conversion: s[i]), s.index(after: i))
+    }
+}
+
+extension StringCatalog {
+    private struct File: Decodable {
+        var sourceLanguage: String
+        var version: String
+        var strings: [String: Entry]
+    }
+
+    private struct Entry: Decodable {
+        var localizations: [String: Localization]?
+    }
+
+    private struct Localization: Decodable {
+        var stringUnit: StringUnit?
+    }
+
+    private struct StringUnit: Decodable {
+        var value: String
+    }
+
+    /// Decodes an `.xcstrings` file. Entries without a plain string unit (plural
+    /// variations) are reported, since the server fills only `%@` arguments.
+    static func decode(_ data: Data, file: String) throws -> (StringCatalog, [ContentProblem]) {
+        let decoded = try JSONDecoder().decode(File.self, from: data)
+        var problems: [ContentProblem] = []
+        var entries: [String: [String: String]] = [:]
+        for (key, entry) in decoded.strings {
+            var texts: [String: String] = [:]
+            for (language, localization) in entry.localizations ?? [:] {
+                if let unit = localization.stringUnit {
+                    texts[language] = unit.value
+                } else {
+                    problems.append(ContentProblem(file: file, location: "\(key) [\(language)]",
+                                                   message: "has no plain stringUnit (variations are not supported)"))
+                }
+            }
+            entries[key] = texts
+        }
+        return (StringCatalog(sourceLanguage: decoded.sourceLanguage, entries: entries), problems)
+    }
+}

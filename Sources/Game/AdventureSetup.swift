@@ -1,0 +1,68 @@
+public struct PartyMember: Hashable, Codable, Sendable {
+    public var player: PlayerID
+    public var hero: HeroID
+
+    public init(player: PlayerID, hero: HeroID) {
+        self.player = player
+        self.hero = hero
+    }
+}
+
+/// Everything that, with the content and the commands, determines an adventure.
+public struct AdventureSetup: Hashable, Codable, Sendable {
+    public static let partySizes = 1...6
+    /// A Live Activity stays active for at most 8 hours; an adventure never outlives it.
+    public static let longestTimeLimit = 8 * 60 * 60
+    public static let tickIntervals = 1...3600
+
+    public var route: RouteID
+    public var party: [PartyMember]
+    /// Seconds of adventure time between two ticks.
+    public var tickInterval: Int
+    /// Seconds after which the adventure ends if it is still running.
+    public var timeLimit: Int
+    public var seed: UInt64
+
+    public init(route: RouteID, party: [PartyMember], tickInterval: Int, timeLimit: Int, seed: UInt64) {
+        self.route = route
+        self.party = party
+        self.tickInterval = tickInterval
+        self.timeLimit = timeLimit
+        self.seed = seed
+    }
+
+    /// The last tick the adventure can reach before its time limit ends it.
+    public var lastTick: Int { timeLimit / tickInterval }
+}
+
+public enum AdventureSetupError: Error, Hashable, CustomStringConvertible {
+    case partySize(Int)
+    case duplicateHero(HeroID)
+    case unknownHero(HeroID)
+    case unknownRoute(RouteID)
+    case unknownBoss(BossID, route: RouteID)
+    case emptyRoute(RouteID)
+    case tickInterval(Int)
+    case timeLimit(Int, tickInterval: Int)
+
+    public var description: String {
+        switch self {
+        case .partySize(let count):
+            "a party has \(AdventureSetup.partySizes.lowerBound) to \(AdventureSetup.partySizes.upperBound) heroes, not \(count)"
+        case .duplicateHero(let hero):
+            "hero '\(hero)' is in the party twice"
+        case .unknownHero(let hero):
+            "unknown hero '\(hero)'"
+        case .unknownRoute(let route):
+            "unknown route '\(route)'"
+        case .unknownBoss(let boss, let route):
+            "route '\(route)' names unknown boss '\(boss)'"
+        case .emptyRoute(let route):
+            "route '\(route)' has no bosses"
+        case .tickInterval(let seconds):
+            "tick interval must be \(AdventureSetup.tickIntervals.lowerBound)…\(AdventureSetup.tickIntervals.upperBound) seconds, not \(seconds)"
+        case .timeLimit(let seconds, let tickInterval):
+            "time limit must be at least one tick (\(tickInterval) s) and at most 8 hours (\(AdventureSetup.longestTimeLimit) s), not \(seconds) s"
+        }
+    }
+}

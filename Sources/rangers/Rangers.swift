@@ -1,0 +1,45 @@
+import ArgumentParser
+import Foundation
+
+@main
+struct Rangers: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rangers",
+        abstract: "Emoji Rangers: party adventures on the iPhone Lock Screen.",
+        subcommands: [ContentCommand.self, SimulateCommand.self]
+    )
+
+    /// Usage mistakes (a bad flag, an unknown hero, a malformed file) exit with 2
+    /// and one clear line; a failed check exits with 1.
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch let error as UsageError {
+            FileHandle.standardError.write(Data("rangers: \(error.message)\n".utf8))
+            Foundation.exit(2)
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(2)
+            }
+            exit(withError: error)
+        }
+    }
+}
+
+struct UsageError: Error {
+    var message: String
+    init(_ message: String) { self.message = message }
+}
+
+/// Where Content/ is: `--content`, else `$RANGERS_CONTENT`, else ./Content.
+struct ContentOptions: ParsableArguments {
+    @Option(name: .customLong("content"), help: "The content folder (default: $RANGERS_CONTENT or ./Content).")
+    var path: String?
+
+    var directory: URL {
+        let chosen = path ?? ProcessInfo.processInfo.environment["RANGERS_CONTENT"] ?? "Content"
+        return URL(fileURLWithPath: chosen, isDirectory: true)
+    }
+}
