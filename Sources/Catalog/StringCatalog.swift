@@ -115,7 +115,8 @@ public struct Placeholder: Hashable, Sendable, CustomStringConvertible {
             position = value
             i = s.index(after: j)
         }
-        while i < s.endIndex, "-+ #0123456789.".contains(s[i]) { i = s.index(after: i) }
+        // No space flag: "50% off" is far more likely a stray percent than "% o".
+        while i < s.endIndex, "-+#0123456789.".contains(s[i]) { i = s.index(after: i) }
         while i < s.endIndex, "hlqLzjt".contains(s[i]) { i = s.index(after: i) }
         guard i < s.endIndex, "@dDiuUxXoOfFeEgGcCsSpaA".contains(s[i]) else {
             throw ParseError(description: "'%' is not followed by a valid placeholder (write '%%' for a percent sign)")

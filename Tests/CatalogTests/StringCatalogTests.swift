@@ -1,0 +1,33 @@
+@testable import Catalog
+import Game
+import Testing
+
+@Suite struct StringCatalogTests {
+    let catalog = StringCatalog(sourceLanguage: "en", entries: [
+        "event.damageDealt": ["en": "%1$@ hits %2$@ for %3$@ damage", "vi": "%1$@ gây %3$@ sát thương lên %2$@"],
+        "plain": ["en": "%@ and %@, 100%%"],
+    ])
+
+    @Test func fillsPositionalArgumentsInEachLanguagesOrder() {
+        let text = LocalizedText(key: "event.damageDealt", args: ["Spouty", "Kraken", "42"])
+        #expect(catalog.format(text, language: "en") == "Spouty hits Kraken for 42 damage")
+        #expect(catalog.format(text, language: "vi") == "Spouty gây 42 sát thương lên Kraken")
+    }
+
+    @Test func fillsSequentialArgumentsAndPercent() {
+        #expect(catalog.format(LocalizedText(key: "plain", args: ["a", "b"]), language: "en") == "a and b, 100%")
+    }
+
+    @Test func fallsBackToSourceLanguageThenKey() {
+        let text = LocalizedText(key: "event.damageDealt", args: ["A", "B", "1"])
+        #expect(catalog.format(text, language: "ko") == "A hits B for 1 damage")
+        #expect(catalog.format(LocalizedText(key: "nope"), language: "en") == "nope")
+    }
+
+    @Test func parsesPlaceholders() throws {
+        #expect(try Placeholder.positions(in: "%2$@ x %1$@") == [1: "@", 2: "@"])
+        #expect(try Placeholder.positions(in: "%@ %lld %%") == [1: "@", 2: "d"])
+        #expect(throws: Placeholder.ParseError.self) { try Placeholder.all(in: "50% off") }
+        #expect(throws: Placeholder.ParseError.self) { try Placeholder.positions(in: "%1$@ %1$d") }
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+
+@Suite struct SimulateCommandTests {
+    let trio = ["simulate", "--seed", "42", "--heroes", "power-panda,egghead,spouty"]
+
+    func jsonLines(_ output: String) throws -> [[String: Any]] {
+        try output.split(separator: "\n").map {
+            try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+    }
+
+    @Test func jsonOutputIsByteIdenticalAcrossRunsAndEndsTheAdventure() throws {
+        let first = try RangersProcess.run(trio + ["--json"])
+        let second = try RangersProcess.run(trio + ["--json"])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout == second.stdout)
+        let lines = try jsonLines(first.stdout)
+        #expect(lines.first?["kind"] as? String == "adventure")
+        #expect(lines.dropFirst().allSatisfy { $0["kind"] as? String == "event" })
+        let last = try #require(lines.last)
+        #expect(["victory", "partyWiped", "timeLimitReached"].contains(last["type"] as? String))
+        // Ticks never go backwards.
+        let ticks = lines.dropFirst().compactMap { $0["tick"] as? Int }
+        #expect(ticks == ticks.sorted())
+    }
+
+    @Test func differentSeedsGiveDifferentAdventures() throws {
+        let a = try RangersProcess.run(["simulate", "--seed", "1", "--json"])
+        let b = try RangersProcess.run(["simulate", "--seed", "2", "--json"])
+        #expect(a.status == 0 && b.status == 0)
+        #expect(a.stdout != b.stdout)
+    }
+
+    @Test func textTimelineIsReadableAndLocalized() throws {
+        let english = try RangersProcess.run(trio)
+        #expect(english.status == 0)
+        #expect(english.stdout.contains("Party: 🐼 Power Panda (player-1) · 🦄 Egghead (player-2) · 🐳 Spouty (player-3)"))
+        #expect(english.stdout.contains("Thorn Wolf is defeated!"))
+        let korean = try RangersProcess.run(trio + ["--language", "ko"])
+        #expect(korean.status == 0)
+        #expect(!korean.stdout.contains("is defeated!"))
+        #expect(korean.stdout.contains("Thorn Wolf"))
+    }
+
+    @Test func commandsFileAppliesPotionsAndEnds() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("commands-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(#"[{"tick": 30, "type": "usePotion", "player": "player-2", "hero": "power-panda"}, {"tick": 31, "type": "endAdventure"}]"#.utf8).write(to: file)
+        let result = try RangersProcess.run(trio + ["--json", "--commands", file.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = try jsonLines(result.stdout)
+        let potion = try #require(lines.first { $0["type"] as? String == "potionUsed" || $0["type"] as? String == "potionRejected" })
+        #expect(potion["tick"] as? Int == 30)
+        #expect(potion["player"] as? String == "player-2")
+        #expect(lines.last?["type"] as? String == "adventureEndedByGameMaster")
+        #expect(lines.last?["tick"] as? Int == 31)
+    }
+
+    @Test(arguments: [
+        (["simulate", "--heroes", "power-panda,pikachu"], "unknown hero 'pikachu'"),
+        (["simulate", "--heroes", ""], "a party has 1 to 6 heroes, not 0"),
+        (["simulate", "--heroes", "power-panda,egghead,spouty,mr-spook,cake,octo,power-panda"], "a party has 1 to 6 heroes, not 7"),
+        (["simulate", "--route", "moon-base"], "unknown route 'moon-base'"),
+        (["simulate", "--time-limit", "9h"], "at most 8 hours"),
+        (["simulate", "--time-limit", "soon"], "cannot read duration 'soon'"),
+        (["simulate", "--seed", "abc"], "seed"),
+        (["simulate", "--language", "fr"], "unknown language 'fr'"),
+        (["simulate", "--commands", "/nonexistent/commands.json"], "cannot read commands file"),
+    ])
+    func badInputExitsWithTwoAndAMessage(arguments: [String], message: String) throws {
+        let result = try RangersProcess.run(arguments)
+        #expect(result.status == 2)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+    }
+
+    @Test(arguments: [
+        (#"{"tick": 3}"#, "malformed"),
+        (#"[{"tick": 3, "type": "dance"}]"#, "malformed"),
+        (#"[{"tick": 0, "type": "endAdventure"}]"#, "tick must be 1 or more"),
+        (#"[{"tick": 3, "type": "usePotion", "player": "player-9", "hero": "egghead"}]"#, "player 'player-9' is not in the party"),
+        (#"[{"tick": 3, "type": "usePotion", "player": "player-1", "hero": "octo"}]"#, "hero 'octo' is not in the party"),
+    ])
+    func malformedCommandsFileExitsWithTwo(contents: String, message: String) throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("commands-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(contents.utf8).write(to: file)
+        let result = try RangersProcess.run(trio + ["--commands", file.path])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+    }
+}
+
+@Suite struct ContentCommandTests {
+    @Test func shippedContentPasses() throws {
+        let result = try RangersProcess.run(["content", "check"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("Content OK"))
+        #expect(result.stdout.contains("6 heroes, 9 bosses, 4 routes"))
+    }
+
+    @Test func brokenCopyFailsWithFileAndKey() throws {
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("content-\(UUID().uuidString)")
+        try FileManager.default.copyItem(at: RangersProcess.repositoryRoot.appendingPathComponent("Content"), to: copy)
+        defer { try? FileManager.default.removeItem(at: copy) }
+        let heroes = copy.appendingPathComponent("heroes.json")
+        let text = try String(contentsOf: heroes, encoding: .utf8).replacingOccurrences(of: #""id": "cake""#, with: #""id": "octo""#)
+        try text.write(to: heroes, atomically: true, encoding: .utf8)
+
+        let result = try RangersProcess.run(["content", "check", "--content", copy.path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("heroes.json: heroes[5] (octo).id: 'octo' is used twice"), "\(result.stderr)")
+        // The environment variable is honoured too.
+        let viaEnvironment = try RangersProcess.run(["content", "check"], environment: ["RANGERS_CONTENT": copy.path])
+        #expect(viaEnvironment.status == 1)
+    }
+
+    @Test func missingContentFolderIsAClearError() throws {
+        let result = try RangersProcess.run(["content", "check", "--content", "/nonexistent/Content"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("heroes.json: cannot be read"))
+    }
+}
