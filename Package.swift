@@ -16,10 +16,14 @@ let package = Package(
         .target(name: "Game"),
         // Content/ on disk: loading, the string catalog, sounds, `content check`.
         .target(name: "Catalog", dependencies: ["Game"]),
+        // The app's ActivityKit types and the APNs payloads; knows nothing of the game's rules.
+        .target(name: "Wire"),
+        // Which push each Live Activity gets, when, at what priority, with which alert. Sends nothing.
+        .target(name: "PushPolicy", dependencies: ["Game", "Catalog", "Wire"]),
         .executableTarget(
             name: "rangers",
             dependencies: [
-                "Game", "Catalog",
+                "Game", "Catalog", "Wire", "PushPolicy",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -28,8 +32,10 @@ let package = Package(
             dependencies: ["Game", "Catalog"],
             path: "Benchmarks/SimulationBench"
         ),
-        .testTarget(name: "GameTests", dependencies: ["Game", "Catalog"]),
+        .testTarget(name: "GameTests", dependencies: ["Game", "Catalog"], exclude: ["Golden"]),
         .testTarget(name: "CatalogTests", dependencies: ["Catalog"]),
+        .testTarget(name: "WireTests", dependencies: ["Wire"], exclude: ["Golden"]),
+        .testTarget(name: "PushPolicyTests", dependencies: ["PushPolicy", "Catalog"]),
         .testTarget(name: "RangersTests", dependencies: ["rangers"]),
     ],
     swiftLanguageModes: [.v6]

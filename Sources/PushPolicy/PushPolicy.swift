@@ -1,0 +1,167 @@
+import Catalog
+import Game
+import Wire
+
+/// Decides, for one adventure, which push each Live Activity gets and why.
+/// Pure: the same events, state, recipients, ledgers and time give the same
+/// pushes. It sends nothing.
+public struct PushPolicy: Sendable {
+    public let configuration: PushPolicyConfiguration
+    public let adventureID: String
+    public let adventure: Adventure
+    public let content: GameContent
+    /// Unix seconds of the adventure's start; tick `n` happens `n` tick intervals later.
+    public let startedAt: Int
+    private let states: ContentStates
+
+    public init(configuration: PushPolicyConfiguration = .standard, adventureID: String, adventure: Adventure,
+                content: GameContent, strings: StringCatalog, startedAt: Int) {
+        self.configuration = configuration
+        self.adventureID = adventureID
+        self.adventure = adventure
+        self.content = content
+        self.startedAt = startedAt
+        states = ContentStates(adventureID: adventureID, adventure: adventure,
+                               routeName: content.route(adventure.setup.route)?.name ?? adventure.setup.route.rawValue,
+                               strings: strings, startedAt: startedAt)
+    }
+
+    public func time(ofTick tick: Int) -> Int { startedAt + tick * adventure.setup.tickInterval }
+
+    /// Push-to-start: a `start` for each member's device that registered a token,
+    /// asking the new activity for an update token.
+    public func pushesForStart(state: AdventureState, recipients: [PushToStartRecipient]) throws -> [PushDecision] {
+        let now = time(ofTick: state.tick)
+        let firstBoss = name(of: state.boss.boss)
+        return try recipients.map { recipient in
+            let heroName = content.hero(recipient.hero)?.name ?? recipient.hero.rawValue
+            let alert = localizedAlert(.adventureStarted, title: [], body: [heroName, firstBoss])
+            let latest = GameEvent.nextBossAppears(boss: state.boss.boss).text(names: content)
+            let payload = LiveActivityPayload(
+                timestamp: UnixTimestamp(seconds: now),
+                event: .start(attributes: states.attributes(for: recipient.hero), alert: alert, requestsUpdateToken: true),
+                contentState: states.contentState(state, for: recipient.hero, latest: latest, language: recipient.language),
+                staleDate: UnixTimestamp(seconds: staleDate(after: now, frequentUpdates: true)),
+                relevanceScore: relevance(state, for: recipient.hero)
+            )
+            return PushDecision(
+                target: .pushToStart(player: recipient.player), player: recipient.player, hero: recipient.hero,
+                priority: .high, reason: "adventure started: push-to-start needs an alert", demoted: false,
+                expiration: startedAt + adventure.setup.timeLimit,
+                payload: try PayloadEncoder().fitted(payload))
+        }
+    }
+
+    /// The pushes after one tick: at most one per activity, carrying the newest
+    /// state, with the priority and alert of the tick's most important event for
+    /// that activity. `end` for every activity once the adventure is over.
+    public func pushes(after events: [GameEvent], state: AdventureState, recipients: [LiveActivityRecipient],
+                       ledgers: inout [String: BudgetLedger]) throws -> [PushDecision] {
+        var decisions: [PushDecision] = []
+        for recipient in recipients {
+            var ledger = ledgers[recipient.activityID] ?? BudgetLedger()
+            if let decision = try push(for: recipient, after: events, state: state, ledger: &ledger) {
+                decisions.append(decision)
+            }
+            ledgers[recipient.activityID] = ledger
+        }
+        return decisions
+    }
+
+    private func push(for recipient: LiveActivityRecipient, after events: [GameEvent], state: AdventureState,
+                      ledger: inout BudgetLedger) throws -> PushDecision? {
+        let now = time(ofTick: state.tick)
+        guard let (rule, event) = PushRule.mostImportant(of: events, for: recipient.hero) else { return nil }
+        let ended = !state.isRunning
+
+        var priority = rule.priority
+        var reason = "\(rule.pattern): \(rule.why)"
+        var demoted = false
+        if priority == .high {
+            let budget = configuration.budget(frequentUpdates: recipient.frequentUpdates)
+            if ledger.highPriorityCount(at: now) >= budget {
+                priority = .low
+                demoted = true
+                reason += "; demoted to 5: \(budget) high-priority pushes in the last hour already"
+                    + " (frequent updates \(recipient.frequentUpdates ? "on" : "off"))"
+            }
+        }
+        let alert = rule.alert.map { makeAlert($0, for: event, state: state) }
+        // Routine news may wait; its state rides on the next push.
+        if !ended, alert == nil, priority == .low, let last = ledger.lastPushAt,
+           now - last < configuration.routineSpacing(frequentUpdates: recipient.frequentUpdates) {
+            ledger.hasUnsentUpdate = true
+            return nil
+        }
+
+        let contentState = states.contentState(state, for: recipient.hero, latest: event.text(names: content),
+                                               language: recipient.language)
+        let relevance = relevance(state, for: recipient.hero)
+        let payload: LiveActivityPayload
+        let expiration: Int
+        if ended {
+            let dismissal = UnixTimestamp(seconds: now + configuration.dismissalDelay)
+            payload = LiveActivityPayload(
+                timestamp: UnixTimestamp(seconds: now), event: .end(dismissalDate: dismissal, alert: alert),
+                contentState: contentState, relevanceScore: relevance)
+            // A late end still helps: it takes the activity off the Lock Screen.
+            expiration = now + 4 * 3600
+        } else {
+            let stale = staleDate(after: now, frequentUpdates: recipient.frequentUpdates)
+            payload = LiveActivityPayload(
+                timestamp: UnixTimestamp(seconds: now), event: .update(alert: alert), contentState: contentState,
+                staleDate: UnixTimestamp(seconds: stale), relevanceScore: relevance)
+            expiration = stale
+        }
+        ledger.record(at: now, priority: priority)
+        return PushDecision(target: .liveActivity(id: recipient.activityID), player: recipient.player,
+                            hero: recipient.hero, priority: priority, reason: reason, demoted: demoted,
+                            expiration: expiration, payload: try PayloadEncoder().fitted(payload))
+    }
+
+    /// When the next update is overdue by a margin: a few expected updates missed.
+    func staleDate(after now: Int, frequentUpdates: Bool) -> Int {
+        let expectedGap = max(adventure.setup.tickInterval, configuration.routineSpacing(frequentUpdates: frequentUpdates))
+        return now + max(configuration.minimumStaleSeconds, expectedGap * configuration.staleAfterMissedUpdates)
+    }
+
+    /// 0…100. A knocked-down hero is 100; otherwise 20 plus up to 80 for whichever
+    /// is closer to the end: the hero's health or the boss's. An ended adventure is 0,
+    /// so running ones sort above it.
+    func relevance(_ state: AdventureState, for hero: HeroID) -> Double {
+        guard state.isRunning else { return 0 }
+        guard let own = state.hero(hero) else { return 20 }
+        if own.isKnockedDown { return 100 }
+        let danger = 1 - Double(own.health) / Double(own.maxHealth)
+        let bossFalling = 1 - Double(state.boss.health) / Double(state.boss.maxHealth)
+        return (20 + 80 * max(danger, bossFalling)).rounded()
+    }
+
+    private func name(of boss: BossID) -> String { content.boss(boss)?.name ?? boss.rawValue }
+
+    private func makeAlert(_ kind: AlertKind, for event: GameEvent, state: AdventureState) -> Alert {
+        switch (kind, event) {
+        case (.heroKnockedDown, .heroKnockedDown(let hero, _)):
+            let heroName = content.hero(hero)?.name ?? hero.rawValue
+            return localizedAlert(kind, title: [heroName], body: [heroName])
+        case (.bossDefeated, .bossDefeated(let boss, _, _)):
+            return localizedAlert(kind, title: [name(of: boss)], body: [name(of: state.boss.boss)])
+        default:
+            // victory, defeat, time limit: the body names the boss of the end.
+            return localizedAlert(kind, title: [], body: [name(of: event.boss ?? state.boss.boss)])
+        }
+    }
+
+    private func localizedAlert(_ kind: AlertKind, title: [String], body: [String]) -> Alert {
+        Alert(title: .localized(key: kind.titleKey, args: title), body: .localized(key: kind.bodyKey, args: body),
+              sound: kind.sound)
+    }
+
+    /// Every catalog key the policy can put in an alert, with its argument count,
+    /// and every sound it names: checked against Content/ at start.
+    public static var emittedTexts: [(key: String, arguments: Int)] {
+        AlertKind.allCases.flatMap { [($0.titleKey, $0.argumentCounts.title), ($0.bodyKey, $0.argumentCounts.body)] }
+    }
+
+    public static var emittedSounds: [String] { Array(Set(AlertKind.allCases.map(\.sound))).sorted() }
+}
