@@ -35,7 +35,7 @@ let package = Package(
         .testTarget(name: "GameTests", dependencies: ["Game", "Catalog"], exclude: ["Golden"]),
         .testTarget(name: "CatalogTests", dependencies: ["Catalog"]),
         .testTarget(name: "WireTests", dependencies: ["Wire"], exclude: ["Golden"]),
-        .testTarget(name: "PushPolicyTests", dependencies: ["PushPolicy", "Catalog"]),
+        .testTarget(name: "PushPolicyTests", dependencies: ["PushPolicy", "Catalog"], exclude: ["Golden"]),
         .testTarget(name: "RangersTests", dependencies: ["rangers"]),
     ],
     swiftLanguageModes: [.v6]

@@ -19,24 +19,27 @@ public struct LoadedContent: Sendable {
     /// (heroes, bosses, routes, rules); texts and sounds do not count.
     public let version: String
 
-    public static func load(from directory: URL) throws(ContentError) -> LoadedContent {
+    public static func load(from directory: URL, requiring requirements: ContentRequirements = .init())
+        throws(ContentError) -> LoadedContent
+    {
         var problems: [ContentProblem] = []
-        let loaded = read(directory, problems: &problems)
+        let loaded = read(directory, requirements: requirements, problems: &problems)
         guard problems.isEmpty, let loaded else { throw ContentError(problems: problems) }
         return loaded
     }
 
     /// Every problem with the content in `directory`; empty when it is fine.
-    public static func check(_ directory: URL) -> [ContentProblem] {
+    public static func check(_ directory: URL, requiring requirements: ContentRequirements = .init()) -> [ContentProblem] {
         var problems: [ContentProblem] = []
-        _ = read(directory, problems: &problems)
+        _ = read(directory, requirements: requirements, problems: &problems)
         return problems
     }
 
     private struct HeroesFile: Decodable { var heroes: [HeroDefinition] }
     private struct BossesFile: Decodable { var bosses: [BossDefinition]; var routes: [Route] }
 
-    private static func read(_ directory: URL, problems: inout [ContentProblem]) -> LoadedContent? {
+    private static func read(_ directory: URL, requirements: ContentRequirements,
+                             problems: inout [ContentProblem]) -> LoadedContent? {
         var versionHash = ContentHash()
         func file(_ name: String) -> Data? {
             do {
@@ -73,6 +76,14 @@ public struct LoadedContent: Sendable {
         let game = GameContent(heroes: heroes.heroes, bosses: bosses.bosses, routes: bosses.routes, rules: rules)
         problems += GameContentCheck.problems(in: game)
         problems += StringCatalogCheck.problems(in: strings, file: stringsFile)
+        for text in requirements.texts {
+            StringCatalogCheck.requireKey(text.key, argumentCount: text.arguments, in: strings) {
+                problems.append(ContentProblem(file: stringsFile, location: $0, message: $1))
+            }
+        }
+        for sound in requirements.sounds where sounds[sound] == nil {
+            problems.append(ContentProblem(file: "\(soundsFolder)/\(sound)", message: "is missing; the server names it in alerts"))
+        }
         return LoadedContent(directory: directory, game: game, strings: strings, sounds: sounds,
                              version: versionHash.hex)
     }
@@ -126,6 +137,18 @@ public struct LoadedContent: Sendable {
             problems.append(ContentProblem(file: file, message: "has no alert sounds (.caf or .aiff)"))
         }
         return sounds
+    }
+}
+
+/// What the rest of the server will ask of the content beyond the game's own
+/// texts: the push policy's alert keys (with their argument counts) and sounds.
+public struct ContentRequirements: Sendable {
+    public var texts: [(key: String, arguments: Int)]
+    public var sounds: [String]
+
+    public init(texts: [(key: String, arguments: Int)] = [], sounds: [String] = []) {
+        self.texts = texts
+        self.sounds = sounds
     }
 }
 

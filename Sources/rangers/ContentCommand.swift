@@ -20,7 +20,7 @@ struct ContentCommand: ParsableCommand {
         func run() throws {
             let directory = content.directory
             do {
-                let loaded = try LoadedContent.load(from: directory)
+                let loaded = try LoadedContent.load(from: directory, requiring: ContentOptions.requirements)
                 let game = loaded.game
                 print("""
                     Content OK (\(directory.path), version \(loaded.version)): \

@@ -2,6 +2,7 @@ import ArgumentParser
 import Catalog
 import Foundation
 import Game
+import PushPolicy
 
 struct SimulateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -36,15 +37,34 @@ struct SimulateCommand: ParsableCommand {
     @Flag(help: "Print one JSON object per line instead of text.")
     var json = false
 
-    @Option(help: "Language of the text timeline: en, vi, ko or zh-Hans.")
+    @Option(help: "Language of the text timeline and of the pushes' fallback text: en, vi, ko or zh-Hans.")
     var language: String = "en"
+
+    @Flag(help: "Also print the pushes the policy decides, as if each hero's owner had a Live Activity.")
+    var pushes = false
+
+    @Option(help: "With --pushes: whether the apps reported frequent updates enabled (on|off).")
+    var frequentUpdates: Toggle = .on
+
+    @Flag(help: "With --pushes: each owner also registered a push-to-start token.")
+    var pushToStart = false
+
+    @Option(help: "With --pushes: the adventure's start time, ISO 8601 (e.g. 2026-01-01T00:00:00Z).")
+    var start: String = "2026-01-01T00:00:00Z"
+
+    @Option(help: "With --pushes: the app's bundle id, for the apns-topic.")
+    var bundleID: String = "com.example.apple-samplecode.Emoji-Rangers"
+
+    enum Toggle: String, ExpressibleByArgument, CaseIterable {
+        case on, off
+    }
 
     @OptionGroup var content: ContentOptions
 
     func run() throws {
         let loaded: LoadedContent
         do {
-            loaded = try LoadedContent.load(from: content.directory)
+            loaded = try LoadedContent.load(from: content.directory, requiring: ContentOptions.requirements)
         } catch {
             throw UsageError("\(error)\nRun `rangers content check` for details.")
         }
@@ -70,12 +90,42 @@ struct SimulateCommand: ParsableCommand {
         }
         let scheduled = try commands.map { try CommandsFile.read($0, party: party) } ?? []
 
-        var output = TimelinePrinter(content: loaded, adventure: adventure, language: language, json: json)
+        var output = TimelinePrinter(content: loaded, adventure: adventure, language: language, json: json,
+                                     topic: "\(bundleID).push-type.liveactivity")
         output.begin()
+        guard pushes else {
+            adventure.playToEnd(commands: scheduled) { state, events in output.tick(state, events) }
+            output.flush()
+            return
+        }
+
+        guard let startedAt = ISO8601DateFormatter().date(from: start) else {
+            throw UsageError("cannot read start time '\(start)' (use ISO 8601, e.g. 2026-01-01T00:00:00Z)")
+        }
+        let policy = PushPolicy(adventureID: "simulated-\(seed)", adventure: adventure, content: loaded.game,
+                                strings: loaded.strings, startedAt: Int(startedAt.timeIntervalSince1970))
+        let recipients = party.map {
+            LiveActivityRecipient(activityID: "activity-\($0.player)", player: $0.player, hero: $0.hero,
+                                  frequentUpdates: frequentUpdates == .on, language: language)
+        }
+        var ledgers: [String: BudgetLedger] = [:]
+        var failure: (any Error)?
+        if pushToStart {
+            let starters = party.map { PushToStartRecipient(player: $0.player, hero: $0.hero, language: language) }
+            output.pushes(try policy.pushesForStart(state: adventure.start(), recipients: starters), tick: 0)
+        }
         adventure.playToEnd(commands: scheduled) { state, events in
             output.tick(state, events)
+            guard failure == nil else { return }
+            do {
+                output.pushes(try policy.pushes(after: events, state: state, recipients: recipients, ledgers: &ledgers),
+                              tick: state.tick)
+            } catch {
+                failure = error
+            }
         }
         output.flush()
+        if let failure { throw UsageError("a push could not be built: \(failure)") }
     }
 }
 

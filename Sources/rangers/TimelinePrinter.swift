@@ -1,6 +1,8 @@
 import Catalog
 import Foundation
 import Game
+import PushPolicy
+import Wire
 
 /// Prints an adventure as it is played: readable text, or one JSON object per line
 /// (`{"kind":"adventure",…}` first, then `{"kind":"event","tick":…,…}`).
@@ -9,6 +11,7 @@ struct TimelinePrinter {
     let adventure: Adventure
     let language: String
     let json: Bool
+    let topic: String
     private var buffer = ""
     private let encoder: JSONEncoder = {
         let encoder = JSONEncoder()
@@ -16,11 +19,12 @@ struct TimelinePrinter {
         return encoder
     }()
 
-    init(content: LoadedContent, adventure: Adventure, language: String, json: Bool) {
+    init(content: LoadedContent, adventure: Adventure, language: String, json: Bool, topic: String) {
         self.content = content
         self.adventure = adventure
         self.language = language
         self.json = json
+        self.topic = topic
     }
 
     mutating func begin() {
@@ -52,6 +56,36 @@ struct TimelinePrinter {
             }
         }
         if buffer.utf8.count > 1 << 16 { flush() }
+    }
+
+    /// After a tick's events: `{"kind":"push",…}` lines with the exact APNs body,
+    /// or one text line per push.
+    mutating func pushes(_ decisions: [PushDecision], tick: Int) {
+        for decision in decisions {
+            let recipient = switch decision.target {
+            case .liveActivity(let id): id
+            case .pushToStart(let player): "push-to-start:\(player)"
+            }
+            let body = (try? PayloadEncoder().encode(decision.payload)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+            if json {
+                // Keys in sorted order, as everywhere else; the payload is spliced in
+                // as the exact bytes APNs would receive.
+                buffer += #"{"expiration":\#(decision.expiration),"kind":"push","payload":\#(body),"#
+                    + #""priority":\#(decision.priority.rawValue),"pushType":"liveactivity","#
+                    + #""reason":\#(quoted(decision.reason)),"recipient":\#(quoted(recipient)),"#
+                    + #""tick":\#(tick),"topic":\#(quoted(topic))}"# + "\n"
+                continue
+            }
+            var line = "  → \(decision.payload.event.name) \(recipient) (\(decision.hero)) priority \(decision.priority)"
+            if let alert = decision.payload.alert, case .localized(let key, _) = alert.title {
+                line += " alert \(key) 🔔 \(alert.sound ?? "default")"
+            }
+            buffer += line + " — \(decision.reason)\n"
+        }
+    }
+
+    private func quoted(_ text: String) -> String {
+        String(decoding: try! encoder.encode(text), as: UTF8.self)
     }
 
     mutating func flush() {

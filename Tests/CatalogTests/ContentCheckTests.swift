@@ -123,6 +123,17 @@ import Testing
         #expect(found == ["Localizable.xcstrings: event.lootFound.legendary: is missing; the server emits it"])
     }
 
+    @Test func requirementsOfTheRestOfTheServerAreChecked() {
+        let requirements = ContentRequirements(
+            texts: [("alert.victory.body", 1), ("alert.victory.title", 2), ("alert.fireworks.title", 0)],
+            sounds: ["Victory.caf", "Fireworks.caf"])
+        #expect(LoadedContent.check(Self.shipped, requiring: requirements).map(\.description) == [
+            "Localizable.xcstrings: alert.victory.title: takes 0 argument(s), the server gives 2",
+            "Localizable.xcstrings: alert.fireworks.title: is missing; the server emits it",
+            "Sounds/Fireworks.caf: is missing; the server names it in alerts",
+        ])
+    }
+
     @Test func soundOverThirtySeconds() throws {
         let found = try problems(afterBreaking: { directory in
             try CAF.pcm8(seconds: 31, rate: 8_000).write(to: directory.appendingPathComponent("Sounds/Long.caf"))

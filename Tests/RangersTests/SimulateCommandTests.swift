@@ -57,7 +57,34 @@ import Testing
         #expect(lines.last?["tick"] as? Int == 31)
     }
 
+    @Test func pushesAreByteIdenticalAndFollowEachTicksEvents() throws {
+        let arguments = trio + ["--json", "--pushes", "--push-to-start", "--frequent-updates", "off"]
+        let first = try RangersProcess.run(arguments)
+        let second = try RangersProcess.run(arguments)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout == second.stdout)
+        let lines = try jsonLines(first.stdout)
+        let pushes = lines.filter { $0["kind"] as? String == "push" }
+        // Three push-to-start pushes before the first tick, then updates, then one end per activity.
+        let starts = pushes.prefix(3)
+        #expect(starts.allSatisfy { $0["tick"] as? Int == 0 && ($0["recipient"] as? String)?.hasPrefix("push-to-start:") == true })
+        let ends = pushes.filter { (($0["payload"] as? [String: Any])?["aps"] as? [String: Any])?["event"] as? String == "end" }
+        #expect(ends.count == 3)
+        for push in pushes {
+            #expect(push["pushType"] as? String == "liveactivity")
+            #expect(push["topic"] as? String == "com.example.apple-samplecode.Emoji-Rangers.push-type.liveactivity")
+            #expect([5, 10].contains(push["priority"] as? Int))
+            #expect(!(push["reason"] as? String ?? "").isEmpty)
+        }
+        // The default start time is fixed, so timestamps are too.
+        let firstUpdate = try #require(pushes.first { $0["tick"] as? Int == 1 })
+        let aps = try #require((firstUpdate["payload"] as? [String: Any])?["aps"] as? [String: Any])
+        #expect(aps["timestamp"] as? Int == 1_767_225_600 + 10)
+    }
+
     @Test(arguments: [
+        (["simulate", "--pushes", "--frequent-updates", "sometimes"], "frequent-updates"),
+        (["simulate", "--pushes", "--start", "yesterday"], "cannot read start time 'yesterday'"),
         (["simulate", "--heroes", "power-panda,pikachu"], "unknown hero 'pikachu'"),
         (["simulate", "--heroes", ""], "a party has 1 to 6 heroes, not 0"),
         (["simulate", "--heroes", "power-panda,egghead,spouty,mr-spook,cake,octo,power-panda"], "a party has 1 to 6 heroes, not 7"),
@@ -114,6 +141,16 @@ import Testing
         // The environment variable is honoured too.
         let viaEnvironment = try RangersProcess.run(["content", "check"], environment: ["RANGERS_CONTENT": copy.path])
         #expect(viaEnvironment.status == 1)
+    }
+
+    @Test func pushPolicyTextsAndSoundsAreChecked() throws {
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("content-\(UUID().uuidString)")
+        try FileManager.default.copyItem(at: RangersProcess.repositoryRoot.appendingPathComponent("Content"), to: copy)
+        defer { try? FileManager.default.removeItem(at: copy) }
+        try FileManager.default.removeItem(at: copy.appendingPathComponent("Sounds/HeroDown.caf"))
+        let result = try RangersProcess.run(["content", "check", "--content", copy.path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("Sounds/HeroDown.caf: is missing; the server names it in alerts"), "\(result.stderr)")
     }
 
     @Test func missingContentFolderIsAClearError() throws {
