@@ -10,6 +10,13 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
     ],
     targets: [
         // The pure, deterministic game: no I/O, no clock, no global randomness.
@@ -20,10 +27,44 @@ let package = Package(
         .target(name: "Wire"),
         // Which push each Live Activity gets, when, at what priority, with which alert. Sends nothing.
         .target(name: "PushPolicy", dependencies: ["Game", "Catalog", "Wire"]),
+        // APNs semantics, independent of transport and of the game: requests, provider
+        // tokens (JWT ES256), every response reason, retries.
+        .target(
+            name: "APNs",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // libcurl, found through pkg-config, and typed non-variadic wrappers around it.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(name: "CCurlShim", dependencies: ["CCurl"]),
+        // The HTTP/2 transport for APNs over one curl multi handle. No curl type leaves it.
+        .target(name: "APNsCurl", dependencies: ["APNs", "CCurlShim"]),
+        // A local APNs over HTTP/2 + TLS that checks requests like Apple does: for tests and demos.
+        .target(
+            name: "APNsSimulator",
+            dependencies: [
+                "APNs",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "rangers",
             dependencies: [
-                "Game", "Catalog", "Wire", "PushPolicy",
+                "Game", "Catalog", "Wire", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -35,6 +76,19 @@ let package = Package(
         .testTarget(name: "GameTests", dependencies: ["Game", "Catalog"], exclude: ["Golden"]),
         .testTarget(name: "CatalogTests", dependencies: ["Catalog"]),
         .testTarget(name: "WireTests", dependencies: ["Wire"], exclude: ["Golden"]),
+        .testTarget(name: "APNsTests", dependencies: ["APNs"]),
+        .testTarget(name: "APNsCurlTests", dependencies: ["APNsCurl", "APNsSimulator"]),
+        .testTarget(
+            name: "APNsSimulatorTests",
+            dependencies: [
+                "APNsSimulator",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+            ]
+        ),
         .testTarget(name: "PushPolicyTests", dependencies: ["PushPolicy", "Catalog"], exclude: ["Golden"]),
         .testTarget(name: "RangersTests", dependencies: ["rangers"]),
     ],

@@ -1,0 +1,163 @@
+import Foundation
+import Logging
+import Metrics
+
+/// Where APNs is.
+public enum APNsEnvironment: Hashable, Sendable {
+    case sandbox
+    case production
+    /// Any base URL, e.g. the simulator's `https://127.0.0.1:2197`.
+    case custom(String)
+
+    public var baseURL: String {
+        switch self {
+        case .sandbox: "https://api.sandbox.push.apple.com"
+        case .production: "https://api.push.apple.com"
+        case .custom(let url): url.hasSuffix("/") ? String(url.dropLast()) : url
+        }
+    }
+}
+
+/// How often and how patiently to retry what may succeed later.
+public struct APNsRetryPolicy: Hashable, Sendable {
+    /// Attempts in all, the first included.
+    public var maximumAttempts: Int
+    public var initialBackoff: Duration
+    public var maximumBackoff: Duration
+
+    public init(maximumAttempts: Int = 4, initialBackoff: Duration = .milliseconds(200), maximumBackoff: Duration = .seconds(10)) {
+        self.maximumAttempts = max(1, maximumAttempts)
+        self.initialBackoff = initialBackoff
+        self.maximumBackoff = maximumBackoff
+    }
+
+    /// "Full jitter": a uniform wait in 0…min(cap, initial × 2^retry), so many
+    /// senders that failed together do not retry together.
+    public func backoff(beforeRetry retry: Int, unit: Double) -> Duration {
+        let ceiling = min(maximumBackoff, initialBackoff * (1 << min(retry, 20)))
+        return ceiling * max(0, min(unit, 1))
+    }
+}
+
+/// The result of sending one push, after any retries.
+public struct APNsDelivery: Sendable {
+    public var outcome: APNsOutcome
+    /// The last answer from APNs, if one came.
+    public var response: APNsResponse?
+    public var attempts: Int
+}
+
+/// Sends pushes to APNs over any `APNsTransport`: builds the headers, signs with a
+/// cached provider token, classifies every answer, retries what may succeed later.
+public final class APNsClient: Sendable {
+    public let environment: APNsEnvironment
+    private let transport: any APNsTransport
+    private let tokens: ProviderTokenCache
+    private let retry: APNsRetryPolicy
+    private let sleep: @Sendable (Duration) async throws -> Void
+    private let random: @Sendable () -> Double
+    private let logger: Logger
+
+    public init(
+        environment: APNsEnvironment, key: APNsSigningKey, transport: any APNsTransport,
+        tokenMaximumAge: TimeInterval = 50 * 60, retry: APNsRetryPolicy = APNsRetryPolicy(),
+        now: @escaping @Sendable () -> Date = Date.init,
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
+        logger: Logger = Logger(label: "rangers.apns")
+    ) {
+        self.environment = environment
+        self.transport = transport
+        tokens = ProviderTokenCache(key: key, maximumAge: tokenMaximumAge, now: now)
+        self.retry = retry
+        self.sleep = sleep
+        self.random = random
+        self.logger = logger
+    }
+
+    /// How many provider tokens were signed so far (they should be few).
+    public var providerTokensIssued: Int { get async { await tokens.tokensIssued } }
+
+    /// Sends `request`; throws only `APNsRequestError` (before sending) or
+    /// `CancellationError`. Everything APNs or the network says is in the delivery.
+    public func send(_ request: APNsRequest) async throws -> APNsDelivery {
+        try request.validate()
+        let apnsID = request.apnsID ?? UUID()
+        var attempts = 0
+        var refreshedToken = false
+        var token = await tokens.token()
+        while true {
+            attempts += 1
+            let started = ContinuousClock.now
+            var outcome: APNsOutcome
+            var response: APNsResponse?
+            do {
+                let http = try await transport.send(httpRequest(request, apnsID: apnsID, token: token))
+                response = APNsResponse(http)
+                outcome = response!.outcome
+            } catch let error as APNsTransportError {
+                if error == .shutDown { throw CancellationError() }
+                outcome = .retryLater(.unknown(error.description))
+            }
+            record(request, response: response, outcome: outcome, duration: ContinuousClock.now - started)
+
+            if case .rejected(.expiredProviderToken) = outcome, !refreshedToken {
+                refreshedToken = true
+                if let fresh = await tokens.refresh(after: token) {
+                    token = fresh
+                    attempts -= 1  // a renewed credential is not a retry of the push
+                    continue
+                }
+            }
+            guard case .retryLater = outcome, attempts < retry.maximumAttempts else {
+                if case .rejected(let reason) = outcome {
+                    // Once per push: the request itself is wrong and will not be retried.
+                    logger.error("APNs rejected a push", metadata: [
+                        "reason": "\(reason)", "push-type": "\(request.pushType.rawValue)",
+                        "topic": "\(request.topic)", "apns-id": "\(apnsID.uuidString.lowercased())",
+                    ])
+                }
+                return APNsDelivery(outcome: outcome, response: response, attempts: attempts)
+            }
+            try await sleep(retry.backoff(beforeRetry: attempts - 1, unit: random()))
+        }
+    }
+
+    public func shutdown() async { await transport.shutdown() }
+
+    func httpRequest(_ request: APNsRequest, apnsID: UUID, token: String) -> APNsHTTPRequest {
+        var headers: [(name: String, value: String)] = [
+            ("authorization", "bearer \(token)"),
+            ("apns-push-type", request.pushType.rawValue),
+            ("apns-topic", request.topic),
+            ("apns-priority", String(request.priority)),
+            ("apns-id", apnsID.uuidString.lowercased()),
+            ("content-type", "application/json"),
+        ]
+        if let expiration = request.expiration { headers.append(("apns-expiration", String(expiration))) }
+        if let collapseID = request.collapseID { headers.append(("apns-collapse-id", collapseID)) }
+        return APNsHTTPRequest(url: "\(environment.baseURL)/3/device/\(request.deviceToken)", headers: headers,
+                               body: request.payload)
+    }
+
+    private func record(_ request: APNsRequest, response: APNsResponse?, outcome: APNsOutcome, duration: Duration) {
+        let status = response.map { String($0.status) } ?? "none"
+        let reason = response?.reason?.description ?? {
+            if case .retryLater(let reason) = outcome { return "transport" }
+            return "none"
+        }()
+        Counter(label: "apns_pushes_total", dimensions: [
+            ("push_type", request.pushType.rawValue), ("priority", String(request.priority)),
+            ("status", status), ("reason", reason),
+        ]).increment()
+        Metrics.Timer(label: "apns_push_duration_seconds", dimensions: [("push_type", request.pushType.rawValue)])
+            .recordNanoseconds(duration.nanoseconds)
+    }
+}
+
+extension Duration {
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+}
