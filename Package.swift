@@ -76,7 +76,10 @@ let package = Package(
         .testTarget(name: "GameTests", dependencies: ["Game", "Catalog"], exclude: ["Golden"]),
         .testTarget(name: "CatalogTests", dependencies: ["Catalog"]),
         .testTarget(name: "WireTests", dependencies: ["Wire"], exclude: ["Golden"]),
-        .testTarget(name: "APNsTests", dependencies: ["APNs"]),
+        .testTarget(
+            name: "APNsTests",
+            dependencies: ["APNs", .product(name: "MetricsTestKit", package: "swift-metrics")]
+        ),
         .testTarget(name: "APNsCurlTests", dependencies: ["APNsCurl", "APNsSimulator"]),
         .testTarget(
             name: "APNsSimulatorTests",

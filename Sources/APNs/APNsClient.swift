@@ -57,6 +57,7 @@ public final class APNsClient: Sendable {
     private let sleep: @Sendable (Duration) async throws -> Void
     private let random: @Sendable () -> Double
     private let logger: Logger
+    private let metrics: any MetricsFactory
 
     public init(
         environment: APNsEnvironment, key: APNsSigningKey, transport: any APNsTransport,
@@ -64,7 +65,8 @@ public final class APNsClient: Sendable {
         now: @escaping @Sendable () -> Date = Date.init,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
         random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
-        logger: Logger = Logger(label: "rangers.apns")
+        logger: Logger = Logger(label: "rangers.apns"),
+        metrics: any MetricsFactory = MetricsSystem.factory
     ) {
         self.environment = environment
         self.transport = transport
@@ -73,6 +75,7 @@ public final class APNsClient: Sendable {
         self.sleep = sleep
         self.random = random
         self.logger = logger
+        self.metrics = metrics
     }
 
     /// How many provider tokens were signed so far (they should be few).
@@ -99,7 +102,7 @@ public final class APNsClient: Sendable {
                 if error == .shutDown { throw CancellationError() }
                 outcome = .retryLater(.unknown(error.description))
             }
-            record(request, response: response, outcome: outcome, duration: ContinuousClock.now - started)
+            record(request, response: response, duration: ContinuousClock.now - started)
 
             if case .rejected(.expiredProviderToken) = outcome, !refreshedToken {
                 refreshedToken = true
@@ -140,18 +143,16 @@ public final class APNsClient: Sendable {
                                body: request.payload)
     }
 
-    private func record(_ request: APNsRequest, response: APNsResponse?, outcome: APNsOutcome, duration: Duration) {
+    private func record(_ request: APNsRequest, response: APNsResponse?, duration: Duration) {
         let status = response.map { String($0.status) } ?? "none"
-        let reason = response?.reason?.description ?? {
-            if case .retryLater(let reason) = outcome { return "transport" }
-            return "none"
-        }()
+        // No answer at all means the transport failed before APNs could say why.
+        let reason = response?.reason?.description ?? (response == nil ? "transport" : "none")
         Counter(label: "apns_pushes_total", dimensions: [
             ("push_type", request.pushType.rawValue), ("priority", String(request.priority)),
             ("status", status), ("reason", reason),
-        ]).increment()
-        Metrics.Timer(label: "apns_push_duration_seconds", dimensions: [("push_type", request.pushType.rawValue)])
-            .recordNanoseconds(duration.nanoseconds)
+        ], factory: metrics).increment()
+        Metrics.Timer(label: "apns_push_duration_seconds", dimensions: [("push_type", request.pushType.rawValue)],
+                      factory: metrics).recordNanoseconds(duration.nanoseconds)
     }
 }
 

@@ -155,3 +155,24 @@ extension PushRule {
         return nil
     }
 }
+
+extension PushRule {
+    /// The table as the README shows it; a test keeps the two in step.
+    public static var markdownTable: String {
+        var lines = [
+            "| event | whose Live Activity | priority | alert | sound | why |",
+            "|---|---|---|---|---|---|",
+        ]
+        for rule in table {
+            let audience = switch rule.audience {
+            case nil: "everyone's"
+            case .owner: "the hero's owner"
+            case .others: "teammates'"
+            }
+            lines.append("| `\(rule.pattern)` | \(audience) | \(rule.priority) | "
+                + (rule.alert.map { "`\($0.titleKey)`" } ?? "—") + " | "
+                + (rule.alert.map { "`\($0.sound)`" } ?? "—") + " | \(rule.why) |")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
