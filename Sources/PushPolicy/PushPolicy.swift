@@ -90,7 +90,6 @@ public struct PushPolicy: Sendable {
         // Routine news may wait; its state rides on the next push.
         if !ended, alert == nil, priority == .low, let last = ledger.lastPushAt,
            now - last < configuration.routineSpacing(frequentUpdates: recipient.frequentUpdates) {
-            ledger.hasUnsentUpdate = true
             return nil
         }
 
@@ -125,16 +124,17 @@ public struct PushPolicy: Sendable {
         return now + max(configuration.minimumStaleSeconds, expectedGap * configuration.staleAfterMissedUpdates)
     }
 
-    /// 0…100. A knocked-down hero is 100; otherwise 20 plus up to 80 for whichever
-    /// is closer to the end: the hero's health or the boss's. An ended adventure is 0,
-    /// so running ones sort above it.
+    /// 0…100. A knocked-down hero is 100; otherwise 20 plus up to 79 for whichever
+    /// is closer to the end, the hero's health or the boss's, so a hero hanging on
+    /// by a thread still sorts below one that is down. An ended adventure is 0, so
+    /// running ones sort above it.
     func relevance(_ state: AdventureState, for hero: HeroID) -> Double {
         guard state.isRunning else { return 0 }
         guard let own = state.hero(hero) else { return 20 }
         if own.isKnockedDown { return 100 }
         let danger = 1 - Double(own.health) / Double(own.maxHealth)
         let bossFalling = 1 - Double(state.boss.health) / Double(state.boss.maxHealth)
-        return (20 + 80 * max(danger, bossFalling)).rounded()
+        return min(99, (20 + 80 * max(danger, bossFalling)).rounded())
     }
 
     private func name(of boss: BossID) -> String { content.boss(boss)?.name ?? boss.rawValue }

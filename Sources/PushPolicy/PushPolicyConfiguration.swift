@@ -62,10 +62,10 @@ public struct PushPolicyConfiguration: Hashable, Codable, Sendable {
 public struct BudgetLedger: Hashable, Codable, Sendable {
     /// Timestamps of high-priority pushes within the last hour.
     public var highPrioritySent: [Int] = []
-    /// Timestamp of the last push of any kind.
+    /// Timestamp of the last push of any kind. A routine update held back by the
+    /// spacing needs no record: the boss acts every tick, so the next tick brings
+    /// a push that carries the newest state.
     public var lastPushAt: Int?
-    /// A routine update was held back by the spacing; the next push carries it.
-    public var hasUnsentUpdate = false
 
     public init() {}
 
@@ -79,6 +79,5 @@ public struct BudgetLedger: Hashable, Codable, Sendable {
         highPrioritySent.removeAll { $0 <= now - Self.window }
         if priority == .high { highPrioritySent.append(now) }
         lastPushAt = now
-        hasUnsentUpdate = false
     }
 }
