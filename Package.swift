@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         // The pure, deterministic game: no I/O, no clock, no global randomness.
@@ -61,6 +62,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // SQLite through GRDB: schema migrations, records, intention-named operations, the outbox.
+        .target(
+            name: "Store",
+            dependencies: [
+                "Game", "PushPolicy",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .executableTarget(
             name: "rangers",
             dependencies: [
@@ -92,6 +102,7 @@ let package = Package(
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
             ]
         ),
+        .testTarget(name: "StoreTests", dependencies: ["Store"]),
         .testTarget(name: "PushPolicyTests", dependencies: ["PushPolicy", "Catalog"], exclude: ["Golden"]),
         .testTarget(name: "RangersTests", dependencies: ["rangers"]),
     ],

@@ -1,0 +1,78 @@
+import Foundation
+import GRDB
+
+// The steps the outbox operations share, each run inside the caller's transaction.
+extension RangersStore {
+    /// The token a push to `target` goes to now, or why it cannot go anywhere.
+    static func currentToken(of target: PushTarget, isEnd: Bool, _ db: Database) throws -> TokenLookup {
+        switch target {
+        case .liveActivity(let id):
+            guard let status = try String.fetchOne(db, sql: "SELECT status FROM liveActivity WHERE id = ?",
+                                                   arguments: [id.rawValue])
+            else { return .unreachable("the activity is unknown") }
+            guard status == LiveActivityStatus.active.rawValue else { return .unreachable("the activity is \(status)") }
+            let token = try String.fetchOne(db, sql: """
+                SELECT token FROM activityToken WHERE activity = ? AND invalidatedAt IS NULL
+                """, arguments: [id.rawValue])
+            return token.map { .token(PushToken(stored: $0)) } ?? .unreachable("the activity has no valid token")
+        case .pushToStart(let id):
+            guard let device = try DeviceRow.fetchOne(db, key: id.rawValue) else { return .unreachable("the device is unknown") }
+            return device.value.pushToStartToken.map { .token($0) } ?? .unreachable("the device has no valid push-to-start token")
+        case .pushToTalk(let id):
+            guard let member = try Row.fetchOne(db, sql: """
+                SELECT status, token, tokenInvalidAt FROM channelMember WHERE id = ?
+                """, arguments: [id.rawValue])
+            else { return .unreachable("the channel member is unknown") }
+            let status: String = member["status"]
+            // A member told to leave hears nothing more but the leave push itself.
+            guard status == "joined" || (status == "leaving" && isEnd) else {
+                return .unreachable("the member has left the channel")
+            }
+            guard let token: String = member["token"], member["tokenInvalidAt"] as Date? == nil else {
+                return .unreachable("the channel member has no valid token")
+            }
+            return .token(PushToken(stored: token))
+        }
+    }
+
+    enum TokenLookup {
+        case token(PushToken)
+        /// Why the push cannot go anywhere: it is dropped with this as its outcome.
+        case unreachable(String)
+    }
+
+    static func drop(_ row: OutboxRow, because reason: String, _ db: Database) throws {
+        try db.execute(sql: "UPDATE outbox SET state = 'dropped', outcome = ? WHERE id = ?", arguments: [reason, row.id])
+    }
+
+    /// A push's answer can be recorded once, and only while it is being sent.
+    static func requireSending(_ push: ClaimedPush, _ db: Database) throws {
+        guard let state = try String.fetchOne(db, sql: "SELECT state FROM outbox WHERE id = ?", arguments: [push.id.rawValue])
+        else { throw StoreError.notFound("outbox row", id: push.id.description) }
+        guard state == OutboxState.sending.rawValue else {
+            throw StoreError.conflict("outbox row \(push.id) is \(state), not sending; its answer was recorded already or it was never claimed")
+        }
+    }
+
+    static func settle(_ push: ClaimedPush, as state: OutboxState, outcome: String?, _ db: Database) throws {
+        try requireSending(push, db)
+        try db.execute(sql: "UPDATE outbox SET state = ?, outcome = ? WHERE id = ?",
+                       arguments: [state.rawValue, outcome, push.id.rawValue])
+    }
+
+    static func log(_ push: ClaimedPush, status: Int?, reason: String?, apnsID: String?, attempts: Int, at now: Date,
+                    _ db: Database) throws {
+        try PushLogRow(outbox: push.id.rawValue, adventure: push.adventure?.rawValue, targetKind: push.message.target.kind,
+                       targetID: push.message.target.id, token: push.token.hex, pushType: push.message.pushType,
+                       priority: push.message.priority.rawValue, status: status, reason: reason, apnsID: apnsID,
+                       attempts: attempts, sentAt: now).insert(db)
+    }
+
+    /// Once the leave push to a channel member is done with (sent, refused or
+    /// undeliverable), the member has left and their ephemeral token is dropped.
+    static func finishLeaving(_ message: OutboxMessage, _ db: Database) throws {
+        guard message.isEnd, case .pushToTalk(let member) = message.target else { return }
+        try db.execute(sql: "UPDATE channelMember SET status = 'left', token = NULL WHERE id = ? AND status = 'leaving'",
+                       arguments: [member.rawValue])
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+import Game
+import GRDB
+
+extension RangersStore {
+    /// Stores a new adventure at tick 0 and its first pushes (push-to-start) in one
+    /// transaction: either the adventure exists with its starts queued, or neither.
+    ///
+    /// `id` is made by the caller because the start pushes already carry it.
+    /// Every roster member must still be in the party with that hero, and the party
+    /// must have no other adventure running.
+    @discardableResult
+    public func startAdventure(
+        id: AdventureID = .random(), party: PartyID, setup: AdventureSetup, state: AdventureState, startedAt: Int,
+        contentVersion: String, outbox: [OutboxMessage], at now: Date = Date()
+    ) async throws -> StoredAdventure {
+        guard !setup.party.isEmpty else { throw StoreError.invalid("an adventure needs at least one hero") }
+        guard state.tick == 0, state.isRunning else {
+            throw StoreError.invalid("an adventure starts from a running state at tick 0, not tick \(state.tick) (\(state.status.rawValue))")
+        }
+        guard AdventureSetup.tickIntervals.contains(setup.tickInterval),
+              (1...AdventureSetup.longestTimeLimit).contains(setup.timeLimit) else {
+            throw StoreError.invalid("tick interval \(setup.tickInterval) s or time limit \(setup.timeLimit) s out of range")
+        }
+        // Unix seconds from this century's clock; far larger would overflow tick times.
+        guard (0...(1 << 40)).contains(startedAt) else { throw StoreError.invalid("start time \(startedAt) is not a plausible unix time") }
+        guard !contentVersion.isEmpty else { throw StoreError.invalid("an adventure records the content version it runs with") }
+        return try await write { db in
+            let partyRow = try Self.requireParty(party, db)
+            let members = Set(try Self.members(of: party, db).map(\.member))
+            if let stranger = setup.party.first(where: { !members.contains($0) }) {
+                throw StoreError.conflict("player \(stranger.player) with hero '\(stranger.hero)' is not in party '\(partyRow.name)'")
+            }
+            if let running = try Self.runningAdventureID(of: party, db) {
+                throw StoreError.conflict("party '\(partyRow.name)' already has adventure \(running) running")
+            }
+            let row = AdventureRow(
+                id: id.rawValue, party: party.rawValue, routeID: setup.route.rawValue, contentVersion: contentVersion,
+                seed: String(setup.seed), roster: setup.party, tickInterval: setup.tickInterval, timeLimit: setup.timeLimit,
+                startedAt: startedAt, status: .running, state: state, lastTick: 0,
+                nextTickAt: startedAt + setup.tickInterval, endedAt: nil)
+            try row.insert(db)
+            for message in outbox {
+                try Self.enqueue(message, adventure: id, tick: 0, at: now, db)
+            }
+            return try row.value()
+        }
+    }
+
+    public func adventure(_ id: AdventureID) async throws -> StoredAdventure {
+        try await read { db in try Self.requireAdventure(id, db).value() }
+    }
+
+    public func runningAdventures() async throws -> [StoredAdventure] {
+        try await read { db in
+            try AdventureRow.fetchAll(db, sql: "SELECT * FROM adventure WHERE status = 'running' ORDER BY nextTickAt, id")
+                .map { try $0.value() }
+        }
+    }
+
+    /// Running adventures whose next tick is due at `now` (unix seconds), most overdue first.
+    public func adventuresDue(at now: Int, limit: Int = 1000) async throws -> [StoredAdventure] {
+        try await read { db in
+            try AdventureRow.fetchAll(db, sql: """
+                SELECT * FROM adventure WHERE status = 'running' AND nextTickAt <= ?
+                ORDER BY nextTickAt, id LIMIT ?
+                """, arguments: [now, max(0, limit)]).map { try $0.value() }
+        }
+    }
+
+    /// Every adventure the party has had, the newest first.
+    public func adventures(of party: PartyID) async throws -> [StoredAdventure] {
+        try await read { db in
+            _ = try Self.requireParty(party, db)
+            return try AdventureRow.fetchAll(db, sql: "SELECT * FROM adventure WHERE party = ? ORDER BY startedAt DESC, id",
+                                             arguments: [party.rawValue]).map { try $0.value() }
+        }
+    }
+
+    /// Queues a command for the adventure's next tick. It is applied, and stored
+    /// with that tick, by `recordTick`.
+    @discardableResult
+    public func enqueueCommand(_ command: Command, for adventure: AdventureID,
+                               receivedAt now: Date = Date()) async throws -> QueuedCommand {
+        let json = try CommandJSON.encode(command)
+        return try await write { db in
+            let stored = try Self.requireAdventure(adventure, db)
+            guard stored.status == .running else {
+                throw StoreError.conflict("adventure \(adventure) has ended (\(stored.status.rawValue)); it takes no commands")
+            }
+            let row = try CommandRow(adventure: adventure.rawValue, command: json, receivedAt: now).insertAndFetch(db)
+            return QueuedCommand(id: CommandID(row.id!), command: command, receivedAt: row.receivedAt)
+        }
+    }
+
+    /// A game master ends the adventure: like any command, it takes effect at the
+    /// next tick, so the end is in the event log and a replay reproduces it.
+    /// Asking twice queues it once.
+    @discardableResult
+    public func endAdventureRequested(_ adventure: AdventureID, at now: Date = Date()) async throws -> QueuedCommand {
+        let json = try CommandJSON.encode(.endAdventure)
+        return try await write { db in
+            let stored = try Self.requireAdventure(adventure, db)
+            guard stored.status == .running else {
+                throw StoreError.conflict("adventure \(adventure) has already ended (\(stored.status.rawValue))")
+            }
+            if let queued = try CommandRow.fetchOne(db, sql: """
+                SELECT * FROM command WHERE adventure = ? AND tick IS NULL AND command = ? ORDER BY id LIMIT 1
+                """, arguments: [adventure.rawValue, json]) {
+                return QueuedCommand(id: CommandID(queued.id!), command: .endAdventure, receivedAt: queued.receivedAt)
+            }
+            let row = try CommandRow(adventure: adventure.rawValue, command: json, receivedAt: now).insertAndFetch(db)
+            return QueuedCommand(id: CommandID(row.id!), command: .endAdventure, receivedAt: row.receivedAt)
+        }
+    }
+
+    /// Commands waiting for the next tick, in the order they arrived.
+    public func pendingCommands(for adventure: AdventureID) async throws -> [QueuedCommand] {
+        try await read { db in
+            _ = try Self.requireAdventure(adventure, db)
+            return try Self.pendingCommands(for: adventure, db)
+        }
+    }
+
+    /// The adventure, its queued commands, and its recipients with their budgets,
+    /// from one snapshot: what the ticker feeds `Game.tick` and `PushPolicy`.
+    public func tickInputs(of adventure: AdventureID) async throws -> TickInputs {
+        try await read { db in
+            let stored = try Self.requireAdventure(adventure, db).value()
+            let activities = try Self.activeActivities(of: adventure, db)
+            return TickInputs(
+                adventure: stored, commands: try Self.pendingCommands(for: adventure, db),
+                recipients: activities.map(\.recipient),
+                ledgers: Dictionary(uniqueKeysWithValues: activities.map { ($0.id, $0.ledger) }))
+        }
+    }
+
+    /// The applied commands with the tick each was applied at: with the setup, what
+    /// a replay needs to play the adventure again.
+    public func commands(of adventure: AdventureID) async throws -> [ScheduledCommand] {
+        try await read { db in
+            _ = try Self.requireAdventure(adventure, db)
+            return try CommandRow.fetchAll(db, sql: """
+                SELECT * FROM command WHERE adventure = ? AND tick IS NOT NULL ORDER BY tick, id
+                """, arguments: [adventure.rawValue]).map { ScheduledCommand(tick: $0.tick!, command: try $0.decodedCommand()) }
+        }
+    }
+
+    /// The event log, in the order the events happened.
+    public func events(of adventure: AdventureID) async throws -> [LoggedEvent] {
+        try await read { db in
+            _ = try Self.requireAdventure(adventure, db)
+            return try EventRow.fetchAll(db, sql: "SELECT * FROM event WHERE adventure = ? ORDER BY tick, position",
+                                         arguments: [adventure.rawValue])
+                .map { LoggedEvent(tick: $0.tick, position: $0.position, event: $0.event) }
+        }
+    }
+
+    // MARK: - Shared checks
+
+    static func requireAdventure(_ id: AdventureID, _ db: Database) throws -> AdventureRow {
+        guard let row = try AdventureRow.fetchOne(db, key: id.rawValue) else {
+            throw StoreError.notFound("adventure", id: id.rawValue)
+        }
+        return row
+    }
+
+    static func pendingCommands(for adventure: AdventureID, _ db: Database) throws -> [QueuedCommand] {
+        try CommandRow.fetchAll(db, sql: "SELECT * FROM command WHERE adventure = ? AND tick IS NULL ORDER BY id",
+                                arguments: [adventure.rawValue])
+            .map { QueuedCommand(id: CommandID($0.id!), command: try $0.decodedCommand(), receivedAt: $0.receivedAt) }
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import GRDB
+
+/// What became of a claimed push.
+public enum PushOutcome: Hashable, Sendable {
+    /// APNs accepted it.
+    case delivered(apnsID: String?, status: Int = 200, attempts: Int = 1)
+    /// APNs answered that the token is no longer valid (410 `Unregistered`,
+    /// `BadDeviceToken`, `ExpiredToken`); `since` is APNs' timestamp, if it gave one.
+    case tokenInvalid(status: Int, reason: String, since: Date?, apnsID: String? = nil, attempts: Int = 1)
+    /// It may succeed later (429, 5xx, a dropped connection): send again at `at`.
+    case retryLater(at: Date, reason: String)
+    /// Retrying will not help (bad payload, bad topic), or the dispatcher gave up.
+    case rejected(status: Int?, reason: String, apnsID: String? = nil, attempts: Int = 1)
+}
+
+public struct PushResult: Hashable, Sendable {
+    public var push: ClaimedPush
+    public var outcome: PushOutcome
+
+    public init(_ push: ClaimedPush, _ outcome: PushOutcome) {
+        self.push = push
+        self.outcome = outcome
+    }
+}
+
+extension RangersStore {
+    public func recordDelivered(_ push: ClaimedPush, apnsID: String?, status: Int = 200, attempts: Int = 1,
+                                at now: Date = Date()) async throws {
+        try await record(.delivered(apnsID: apnsID, status: status, attempts: attempts), for: push, at: now)
+    }
+
+    /// The token is invalidated wherever it is the valid one (an activity's, a
+    /// device's push-to-start, a channel member's) and the pending pushes that would
+    /// have gone to it are dropped, all in one transaction. A token registered
+    /// again after `since` is left valid: the app re-registered it after APNs
+    /// stopped accepting it, as Apple's documentation describes.
+    public func recordTokenInvalid(_ push: ClaimedPush, status: Int, reason: String, since: Date?, attempts: Int = 1,
+                                   apnsID: String? = nil, at now: Date = Date()) async throws {
+        try await record(.tokenInvalid(status: status, reason: reason, since: since, apnsID: apnsID, attempts: attempts),
+                         for: push, at: now)
+    }
+
+    public func reschedule(_ push: ClaimedPush, at nextAttempt: Date, reason: String) async throws {
+        try await record(.retryLater(at: nextAttempt, reason: reason), for: push)
+    }
+
+    public func recordRejected(_ push: ClaimedPush, status: Int?, reason: String, attempts: Int = 1,
+                               apnsID: String? = nil, at now: Date = Date()) async throws {
+        try await record(.rejected(status: status, reason: reason, apnsID: apnsID, attempts: attempts), for: push, at: now)
+    }
+
+    public func record(_ outcome: PushOutcome, for push: ClaimedPush, at now: Date = Date()) async throws {
+        try await write { db in try Self.record(outcome, for: push, at: now, db) }
+    }
+
+    /// Many answers in one write, as a busy dispatcher collects them. Each is
+    /// recorded in its own savepoint: one that is refused (answered twice, say)
+    /// leaves the others recorded. Returns the refusals, in the order given.
+    @discardableResult
+    public func record(_ results: [PushResult], at now: Date = Date()) async throws -> [StoreError?] {
+        try await write { db in
+            try results.map { result in
+                try Self.refusal {
+                    try db.inSavepoint {
+                        try Self.record(result.outcome, for: result.push, at: now, db)
+                        return .commit
+                    }
+                }
+            }
+        }
+    }
+
+    static func record(_ outcome: PushOutcome, for push: ClaimedPush, at now: Date, _ db: Database) throws {
+        switch outcome {
+        case .delivered(let apnsID, let status, let attempts):
+            try settle(push, as: .sent, outcome: nil, db)
+            try log(push, status: status, reason: nil, apnsID: apnsID, attempts: attempts, at: now, db)
+            try finishLeaving(push.message, db)
+        case .tokenInvalid(let status, let reason, let since, let apnsID, let attempts):
+            try settle(push, as: .failed, outcome: "token no longer valid: \(reason)", db)
+            try log(push, status: status, reason: reason, apnsID: apnsID, attempts: attempts, at: now, db)
+            try invalidate(push.token, reason: reason, since: since, at: now, db)
+            try finishLeaving(push.message, db)
+        case .retryLater(let nextAttempt, let reason):
+            try requireSending(push, db)
+            try db.execute(sql: "UPDATE outbox SET state = 'pending', nextAttemptAt = ?, outcome = ? WHERE id = ?",
+                           arguments: [nextAttempt, "retrying: \(reason)", push.id.rawValue])
+        case .rejected(let status, let reason, let apnsID, let attempts):
+            try settle(push, as: .failed, outcome: reason, db)
+            try log(push, status: status, reason: reason, apnsID: apnsID, attempts: attempts, at: now, db)
+            try finishLeaving(push.message, db)
+        }
+    }
+
+    private static func invalidate(_ token: PushToken, reason: String, since: Date?, at now: Date, _ db: Database) throws {
+        // Only tokens registered before APNs' timestamp; without one, any.
+        let arguments: StatementArguments = [token.hex, since, since]
+        let activities = try String.fetchAll(db, sql: """
+            SELECT activity FROM activityToken WHERE token = ? AND invalidatedAt IS NULL
+            AND (? IS NULL OR registeredAt <= ?)
+            """, arguments: arguments)
+        let devices = try String.fetchAll(db, sql: """
+            SELECT id FROM device WHERE pushToStartToken = ? AND pushToStartTokenInvalidAt IS NULL
+            AND (? IS NULL OR pushToStartTokenRegisteredAt <= ?)
+            """, arguments: arguments)
+        let members = try String.fetchAll(db, sql: """
+            SELECT id FROM channelMember WHERE token = ? AND tokenInvalidAt IS NULL
+            AND (? IS NULL OR tokenRegisteredAt <= ?)
+            """, arguments: arguments)
+        for activity in activities {
+            try db.execute(sql: """
+                UPDATE activityToken SET invalidatedAt = ?, invalidReason = ? WHERE activity = ? AND invalidatedAt IS NULL
+                """, arguments: [now, reason, activity])
+        }
+        for device in devices {
+            try db.execute(sql: """
+                UPDATE device SET pushToStartTokenInvalidAt = ?, pushToStartTokenInvalidReason = ? WHERE id = ?
+                """, arguments: [now, reason, device])
+        }
+        for member in members {
+            try db.execute(sql: """
+                UPDATE channelMember SET tokenInvalidAt = ?, tokenInvalidReason = ?,
+                    status = CASE status WHEN 'leaving' THEN 'left' ELSE status END WHERE id = ?
+                """, arguments: [now, reason, member])
+        }
+        // These targets now have no valid token: what was waiting for them goes nowhere.
+        for (kind, ids) in [("liveActivity", activities), ("pushToStart", devices), ("pushToTalk", members)] {
+            for id in ids {
+                try db.execute(sql: """
+                    UPDATE outbox SET state = 'dropped', outcome = ? WHERE state = 'pending' AND targetKind = ? AND targetID = ?
+                    """, arguments: ["its token was found invalid: \(reason)", kind, id])
+            }
+        }
+    }
+}

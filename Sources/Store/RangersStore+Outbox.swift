@@ -1,0 +1,102 @@
+import Foundation
+import GRDB
+
+extension RangersStore {
+    /// Takes up to `limit` due pushes for sending, each with the token its target
+    /// has at this moment, and marks them `sending`. On the way, in the same
+    /// transaction:
+    /// - a routine update for an activity with a newer push queued or sent is
+    ///   `superseded`: the phone keeps only the newest state. An alert or an end is
+    ///   never superseded — the state it carries is old, but the alert must be heard
+    ///   and the end must end the activity;
+    /// - a push whose target has no valid token, whose activity has ended, or whose
+    ///   expiration has passed is `dropped`.
+    public func claimOutbox(limit: Int, now: Date = Date()) async throws -> [ClaimedPush] {
+        guard limit > 0 else { return [] }
+        return try await write { db in
+            try db.execute(sql: """
+                UPDATE outbox SET state = 'superseded', outcome = 'a newer update for this activity was queued'
+                WHERE state = 'pending' AND targetKind = 'liveActivity' AND NOT hasAlert AND NOT isEnd
+                AND EXISTS (SELECT 1 FROM outbox AS newer
+                            WHERE newer.targetKind = outbox.targetKind AND newer.targetID = outbox.targetID
+                            AND newer.id > outbox.id AND newer.state IN ('pending', 'sending', 'sent'))
+                """)
+            var claimed: [ClaimedPush] = []
+            var after: Int64 = 0
+            let nowSeconds = Int(now.timeIntervalSince1970)
+            while claimed.count < limit {
+                let candidates = try OutboxRow.fetchAll(db, sql: """
+                    SELECT * FROM outbox WHERE state = 'pending' AND nextAttemptAt <= ? AND id > ?
+                    ORDER BY id LIMIT ?
+                    """, arguments: [now, after, limit - claimed.count])
+                guard let last = candidates.last else { break }
+                after = last.id!
+                for row in candidates {
+                    let message = try row.message()
+                    if row.expiration > 0, row.expiration < nowSeconds {
+                        try Self.drop(row, because: "expired before it could be sent", db)
+                        continue
+                    }
+                    switch try Self.currentToken(of: message.target, isEnd: message.isEnd, db) {
+                    case .unreachable(let reason):
+                        try Self.drop(row, because: reason, db)
+                        try Self.finishLeaving(message, db)
+                    case .token(let token):
+                        try db.execute(sql: """
+                            UPDATE outbox SET state = 'sending', claimedAt = ?, attempts = attempts + 1 WHERE id = ?
+                            """, arguments: [now, row.id])
+                        claimed.append(ClaimedPush(id: OutboxID(row.id!), adventure: row.adventure.map(AdventureID.init),
+                                                   tick: row.tick, message: message, token: token,
+                                                   attempts: row.attempts + 1))
+                    }
+                }
+            }
+            return claimed
+        }
+    }
+
+    /// Pushes left `sending` by a process that stopped before recording the answer
+    /// go back to `pending`. Delivery is at least once: such a push may reach the
+    /// phone twice, which its timestamp makes harmless. Returns how many.
+    @discardableResult
+    public func recoverInterruptedSends(olderThan cutoff: Date) async throws -> Int {
+        try await write { db in
+            try db.execute(sql: """
+                UPDATE outbox SET state = 'pending', outcome = 'interrupted while sending; sent again'
+                WHERE state = 'sending' AND claimedAt < ?
+                """, arguments: [cutoff])
+            return db.changesCount
+        }
+    }
+
+    /// Pushes not yet settled (pending or being sent): what a drain waits for.
+    public func pendingOutboxCount() async throws -> Int {
+        try await read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox WHERE state IN ('pending', 'sending')") ?? 0
+        }
+    }
+
+    /// When the earliest pending push is due, so the dispatcher can sleep until then.
+    public func nextOutboxAttemptAt() async throws -> Date? {
+        try await read { db in
+            try Date.fetchOne(db, sql: "SELECT MIN(nextAttemptAt) FROM outbox WHERE state = 'pending'")
+        }
+    }
+
+    /// Every push decided for the adventure and what became of it, in the order decided.
+    public func outbox(of adventure: AdventureID) async throws -> [OutboxEntry] {
+        try await read { db in
+            try OutboxRow.fetchAll(db, sql: "SELECT * FROM outbox WHERE adventure = ? ORDER BY id",
+                                   arguments: [adventure.rawValue]).map { try $0.entry() }
+        }
+    }
+
+    /// What was sent for the adventure and what APNs answered, in the order sent.
+    public func pushLog(of adventure: AdventureID) async throws -> [PushLogEntry] {
+        try await read { db in
+            _ = try Self.requireAdventure(adventure, db)
+            return try PushLogRow.fetchAll(db, sql: "SELECT * FROM pushLog WHERE adventure = ? ORDER BY id",
+                                           arguments: [adventure.rawValue]).map { try $0.entry() }
+        }
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+import Game
+import GRDB
+import PushPolicy
+
+extension RangersStore {
+    public static let longestLocale = 35
+
+    /// Registers a Live Activity the app started (or that a push-to-start created)
+    /// for one of the player's heroes in a running adventure, with its push token.
+    /// Sending the same registration again changes nothing; the same activity with
+    /// another token is a rotation. `locale` is the catalog language its texts use.
+    @discardableResult
+    public func registerLiveActivity(
+        activityID: ActivityID, player: PlayerID, adventure: AdventureID, hero: HeroID, token: PushToken,
+        frequentUpdates: Bool, locale: String, at now: Date = Date()
+    ) async throws -> LiveActivity {
+        let locale = try Self.checkedLocale(locale)
+        guard !activityID.rawValue.isEmpty, activityID.rawValue.utf8.count <= 128 else {
+            throw StoreError.invalid("an activity id is 1…128 characters")
+        }
+        return try await write { db in
+            let stored = try Self.requireAdventure(adventure, db)
+            guard stored.roster.contains(PartyMember(player: player, hero: hero)) else {
+                throw StoreError.forbidden("hero '\(hero)' is not yours in adventure \(adventure)")
+            }
+            if let existing = try LiveActivityRow.fetchOne(db, key: activityID.rawValue) {
+                guard existing.player == player.rawValue else {
+                    throw StoreError.forbidden("activity \(activityID) belongs to another player")
+                }
+                guard existing.adventure == adventure.rawValue, existing.heroID == hero.rawValue else {
+                    throw StoreError.conflict("activity \(activityID) is registered for another adventure or hero")
+                }
+                try Self.install(token, for: existing, at: now, db)
+                return try Self.liveActivity(activityID, db)
+            }
+            guard stored.status == .running else {
+                throw StoreError.conflict("adventure \(adventure) has ended; no new activity can follow it")
+            }
+            let row = LiveActivityRow(id: activityID.rawValue, player: player.rawValue, adventure: adventure.rawValue,
+                                      heroID: hero.rawValue, frequentUpdates: frequentUpdates, locale: locale,
+                                      status: .active, ledger: BudgetLedger(), createdAt: now)
+            try row.insert(db)
+            try ActivityTokenRow(activity: row.id, token: token.hex, registeredAt: now).insert(db)
+            return try Self.liveActivity(activityID, db)
+        }
+    }
+
+    /// The app reports a new push token for its activity. The previous token is
+    /// invalidated in the same transaction ("rotated"), so from this commit on every
+    /// push, including those already queued, goes to the new one.
+    @discardableResult
+    public func rotateToken(activityID: ActivityID, newToken: PushToken, by player: PlayerID,
+                            at now: Date = Date()) async throws -> LiveActivity {
+        try await write { db in
+            let row = try Self.requireActivity(activityID, of: player, db)
+            try Self.install(newToken, for: row, at: now, db)
+            return try Self.liveActivity(activityID, db)
+        }
+    }
+
+    /// The app saw its activity end or the user dismissed it: nothing more is sent
+    /// to it, and pushes still queued for it are dropped when their turn comes.
+    @discardableResult
+    public func markActivity(_ activityID: ActivityID, _ status: LiveActivityStatus, by player: PlayerID) async throws -> LiveActivity {
+        guard status != .active else { throw StoreError.invalid("an activity can be marked ended or dismissed, not active") }
+        return try await write { db in
+            let row = try Self.requireActivity(activityID, of: player, db)
+            // Dismissed is final; an ended activity the user then dismisses becomes dismissed.
+            if row.status != .dismissed {
+                try db.execute(sql: "UPDATE liveActivity SET status = ? WHERE id = ?",
+                               arguments: [status.rawValue, activityID.rawValue])
+            }
+            return try Self.liveActivity(activityID, db)
+        }
+    }
+
+    public func liveActivity(_ id: ActivityID) async throws -> LiveActivity {
+        try await read { db in try Self.liveActivity(id, db) }
+    }
+
+    /// Registers the device's push-to-start token, replacing the one it had.
+    @discardableResult
+    public func registerPushToStartToken(deviceID: DeviceID, player: PlayerID, token: PushToken, locale: String,
+                                         at now: Date = Date()) async throws -> Device {
+        let locale = try Self.checkedLocale(locale)
+        guard !deviceID.rawValue.isEmpty, deviceID.rawValue.utf8.count <= 128 else {
+            throw StoreError.invalid("a device id is 1…128 characters")
+        }
+        return try await write { db in
+            _ = try Self.requirePlayer(player, db)
+            if let existing = try DeviceRow.fetchOne(db, key: deviceID.rawValue), existing.player != player.rawValue {
+                // A device id is the app's; another player presenting it is not this device's owner.
+                throw StoreError.forbidden("device \(deviceID) belongs to another player")
+            }
+            let row = DeviceRow(id: deviceID.rawValue, player: player.rawValue, pushToStartToken: token.hex,
+                                pushToStartTokenRegisteredAt: now, pushToStartTokenInvalidAt: nil,
+                                pushToStartTokenInvalidReason: nil, locale: locale, updatedAt: now)
+            return try row.upsertAndFetch(db).value
+        }
+    }
+
+    /// The adventure's activities that can receive a push now: active, with a valid token.
+    public func recipients(of adventure: AdventureID) async throws -> [LiveActivityRecipient] {
+        try await read { db in
+            _ = try Self.requireAdventure(adventure, db)
+            return try Self.activeActivities(of: adventure, db).map(\.recipient)
+        }
+    }
+
+    /// The roster's devices with a valid push-to-start token, in roster order.
+    public func pushToStartDevices(of roster: [PartyMember]) async throws -> [PushToStartDevice] {
+        try await read { db in try Self.pushToStartDevices(of: roster, db) }
+    }
+
+    public func pushToStartRecipients(of adventure: AdventureID) async throws -> [PushToStartDevice] {
+        try await read { db in
+            try Self.pushToStartDevices(of: try Self.requireAdventure(adventure, db).roster, db)
+        }
+    }
+
+    // MARK: - Shared steps
+
+    /// Makes `token` the activity's one valid token. Idempotent for the current one.
+    private static func install(_ token: PushToken, for activity: LiveActivityRow, at now: Date, _ db: Database) throws {
+        let current = try String.fetchOne(db, sql: "SELECT token FROM activityToken WHERE activity = ? AND invalidatedAt IS NULL",
+                                          arguments: [activity.id])
+        if current == token.hex { return }
+        guard activity.status == .active else {
+            throw StoreError.conflict("activity \(activity.id) is \(activity.status.rawValue); it takes no new token")
+        }
+        try db.execute(sql: """
+            UPDATE activityToken SET invalidatedAt = ?, invalidReason = 'rotated'
+            WHERE activity = ? AND invalidatedAt IS NULL
+            """, arguments: [now, activity.id])
+        try ActivityTokenRow(activity: activity.id, token: token.hex, registeredAt: now).insert(db)
+    }
+
+    static func requireActivity(_ id: ActivityID, of player: PlayerID, _ db: Database) throws -> LiveActivityRow {
+        guard let row = try LiveActivityRow.fetchOne(db, key: id.rawValue) else {
+            throw StoreError.notFound("activity", id: id.rawValue)
+        }
+        guard row.player == player.rawValue else { throw StoreError.forbidden("activity \(id) belongs to another player") }
+        return row
+    }
+
+    static func liveActivity(_ id: ActivityID, _ db: Database) throws -> LiveActivity {
+        guard let row = try LiveActivityRow.fetchOne(db, key: id.rawValue) else {
+            throw StoreError.notFound("activity", id: id.rawValue)
+        }
+        let token = try String.fetchOne(db, sql: "SELECT token FROM activityToken WHERE activity = ? AND invalidatedAt IS NULL",
+                                        arguments: [id.rawValue])
+        return row.value(token: token)
+    }
+
+    static func activeActivities(of adventure: AdventureID, _ db: Database) throws -> [LiveActivityRow] {
+        try LiveActivityRow.fetchAll(db, sql: """
+            SELECT liveActivity.* FROM liveActivity
+            JOIN activityToken ON activityToken.activity = liveActivity.id AND activityToken.invalidatedAt IS NULL
+            WHERE liveActivity.adventure = ? AND liveActivity.status = 'active'
+            ORDER BY liveActivity.createdAt, liveActivity.id
+            """, arguments: [adventure.rawValue])
+    }
+
+    static func pushToStartDevices(of roster: [PartyMember], _ db: Database) throws -> [PushToStartDevice] {
+        try roster.flatMap { member in
+            try DeviceRow.fetchAll(db, sql: """
+                SELECT * FROM device WHERE player = ? AND pushToStartToken IS NOT NULL
+                AND pushToStartTokenInvalidAt IS NULL ORDER BY id
+                """, arguments: [member.player.rawValue]).map { device in
+                PushToStartDevice(device: DeviceID(device.id),
+                                  recipient: PushToStartRecipient(player: member.player, hero: member.hero, language: device.locale))
+            }
+        }
+    }
+
+    static func checkedLocale(_ locale: String) throws -> String {
+        guard !locale.isEmpty, locale.utf8.count <= longestLocale,
+              locale.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || $0 == "-" || $0 == "_") })
+        else { throw StoreError.invalid("a locale is a language tag like 'en' or 'zh-Hans', not '\(locale.prefix(40))'") }
+        return locale
+    }
+}

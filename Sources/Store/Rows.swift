@@ -1,0 +1,248 @@
+import Foundation
+import Game
+import GRDB
+import PushPolicy
+
+// The tables as GRDB records. Columns match the schema's names; JSON columns hold
+// `Codable` values, which GRDB encodes as JSON text.
+
+struct PlayerRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "player"
+    var id: String
+    var name: String
+    var apiKeyHash: Data
+    var createdAt: Date
+
+    var value: Player { Player(id: PlayerID(id), name: name, createdAt: createdAt) }
+}
+
+struct PartyRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "party"
+    var id: String
+    var name: String
+    var inviteCode: String
+    var createdBy: String
+    var createdAt: Date
+
+    func value() throws -> Party {
+        guard let code = InviteCode(typed: inviteCode) else { throw StoreError.corrupt("invite code of party \(id)") }
+        return Party(id: PartyID(id), name: name, inviteCode: code, createdBy: PlayerID(createdBy), createdAt: createdAt)
+    }
+}
+
+struct MembershipRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "membership"
+    var party: String
+    var player: String
+    var heroID: String
+    var joinedAt: Date
+
+    var value: PartyMembership {
+        PartyMembership(party: PartyID(party), player: PlayerID(player), hero: HeroID(heroID), joinedAt: joinedAt)
+    }
+}
+
+struct DeviceRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "device"
+    var id: String
+    var player: String
+    var pushToStartToken: String?
+    var pushToStartTokenRegisteredAt: Date?
+    var pushToStartTokenInvalidAt: Date?
+    var pushToStartTokenInvalidReason: String?
+    var locale: String
+    var updatedAt: Date
+
+    var value: Device {
+        let valid = pushToStartTokenInvalidAt == nil ? pushToStartToken.map(PushToken.init(stored:)) : nil
+        return Device(id: DeviceID(id), player: PlayerID(player), pushToStartToken: valid, locale: locale, updatedAt: updatedAt)
+    }
+}
+
+struct LiveActivityRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "liveActivity"
+    var id: String
+    var player: String
+    var adventure: String
+    var heroID: String
+    var frequentUpdates: Bool
+    var locale: String
+    var status: LiveActivityStatus
+    var ledger: BudgetLedger
+    var createdAt: Date
+
+    func value(token: String?) -> LiveActivity {
+        LiveActivity(id: ActivityID(id), player: PlayerID(player), adventure: AdventureID(adventure), hero: HeroID(heroID),
+                     frequentUpdates: frequentUpdates, locale: locale, status: status,
+                     token: token.map(PushToken.init(stored:)), ledger: ledger, createdAt: createdAt)
+    }
+
+    var recipient: LiveActivityRecipient {
+        LiveActivityRecipient(activityID: id, player: PlayerID(player), hero: HeroID(heroID),
+                              frequentUpdates: frequentUpdates, language: locale)
+    }
+}
+
+struct ActivityTokenRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "activityToken"
+    var id: Int64?
+    var activity: String
+    var token: String
+    var registeredAt: Date
+    var invalidatedAt: Date?
+    var invalidReason: String?
+}
+
+struct AdventureRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "adventure"
+    var id: String
+    var party: String
+    var routeID: String
+    var contentVersion: String
+    var seed: String
+    var roster: [PartyMember]
+    var tickInterval: Int
+    var timeLimit: Int
+    var startedAt: Int
+    var status: AdventureStatus
+    var state: AdventureState
+    var lastTick: Int
+    var nextTickAt: Int?
+    var endedAt: Int?
+
+    func value() throws -> StoredAdventure {
+        guard let seed = UInt64(seed) else { throw StoreError.corrupt("seed '\(seed)' of adventure \(id)") }
+        let setup = AdventureSetup(route: RouteID(routeID), party: roster, tickInterval: tickInterval,
+                                   timeLimit: timeLimit, seed: seed)
+        return StoredAdventure(id: AdventureID(id), party: PartyID(party), setup: setup, contentVersion: contentVersion,
+                               startedAt: startedAt, state: state, lastTick: lastTick, nextTickAt: nextTickAt,
+                               endedAt: endedAt)
+    }
+}
+
+struct CommandRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "command"
+    var id: Int64?
+    var adventure: String
+    var command: String
+    var receivedAt: Date
+    var tick: Int?
+
+    func decodedCommand() throws -> Command { try CommandJSON.decode(command) }
+}
+
+struct EventRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "event"
+    var adventure: String
+    var tick: Int
+    var position: Int
+    var event: GameEvent
+}
+
+struct OutboxRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "outbox"
+    var id: Int64?
+    var adventure: String?
+    var targetKind: String
+    var targetID: String
+    var pushType: String
+    var topic: String
+    var priority: Int
+    var expiration: Int
+    var payload: Data
+    var reason: String
+    var hasAlert: Bool
+    var isEnd: Bool
+    var tick: Int?
+    var state: OutboxState
+    var outcome: String?
+    var attempts: Int
+    var nextAttemptAt: Date
+    var claimedAt: Date?
+    var createdAt: Date
+
+    init(_ message: OutboxMessage, adventure: AdventureID?, tick: Int?, at now: Date) {
+        self.adventure = adventure?.rawValue
+        targetKind = message.target.kind
+        targetID = message.target.id
+        pushType = message.pushType
+        topic = message.topic
+        priority = message.priority.rawValue
+        expiration = message.expiration
+        payload = message.payload
+        reason = message.reason
+        hasAlert = message.hasAlert
+        isEnd = message.isEnd
+        self.tick = tick
+        state = .pending
+        attempts = 0
+        nextAttemptAt = now
+        createdAt = now
+    }
+
+    func message() throws -> OutboxMessage {
+        guard let priority = Priority(rawValue: priority) else { throw StoreError.corrupt("priority \(priority) of outbox row") }
+        return OutboxMessage(target: try PushTarget(kind: targetKind, id: targetID), pushType: pushType, topic: topic,
+                             priority: priority, expiration: expiration, payload: payload, reason: reason,
+                             hasAlert: hasAlert, isEnd: isEnd)
+    }
+
+    func entry() throws -> OutboxEntry {
+        OutboxEntry(id: OutboxID(id!), adventure: adventure.map(AdventureID.init), tick: tick, message: try message(),
+                    state: state, outcome: outcome, attempts: attempts, createdAt: createdAt)
+    }
+}
+
+struct PushLogRow: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "pushLog"
+    var id: Int64?
+    var outbox: Int64
+    var adventure: String?
+    var targetKind: String
+    var targetID: String
+    var token: String
+    var pushType: String
+    var priority: Int
+    var status: Int?
+    var reason: String?
+    var apnsID: String?
+    var attempts: Int
+    var sentAt: Date
+
+    func entry() throws -> PushLogEntry {
+        guard let priority = Priority(rawValue: priority) else { throw StoreError.corrupt("priority \(priority) in push log") }
+        return PushLogEntry(outbox: OutboxID(outbox), adventure: adventure.map(AdventureID.init),
+                            target: try PushTarget(kind: targetKind, id: targetID), token: PushToken(stored: token),
+                            pushType: pushType, priority: priority, status: status, reason: reason, apnsID: apnsID,
+                            attempts: attempts, sentAt: sentAt)
+    }
+}
+
+/// `Game.Command` as stored: the flat JSON of `ScheduledCommand` without the tick,
+/// which a queued command does not have yet (the tick lives in its own column).
+enum CommandJSON {
+    private struct Flat: Codable {
+        var type: String
+        var player: PlayerID?
+        var hero: HeroID?
+    }
+
+    static func encode(_ command: Command) throws -> String {
+        let flat: Flat = switch command {
+        case .usePotion(let player, let hero): Flat(type: "usePotion", player: player, hero: hero)
+        case .endAdventure: Flat(type: "endAdventure")
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(flat), as: UTF8.self)
+    }
+
+    static func decode(_ json: String) throws -> Command {
+        let flat = try JSONDecoder().decode(Flat.self, from: Data(json.utf8))
+        switch (flat.type, flat.player, flat.hero) {
+        case ("usePotion", let player?, let hero?): return .usePotion(player: player, hero: hero)
+        case ("endAdventure", _, _): return .endAdventure
+        default: throw StoreError.corrupt("command \(json)")
+        }
+    }
+}

@@ -1,0 +1,217 @@
+import GRDB
+
+/// The schema, as named migrations. A migration that has landed is never edited:
+/// a change to the schema is a new migration appended here, so every database,
+/// however old, reaches the same shape by running the ones it has not run yet.
+enum Schema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1", migrate: v1)
+        migrator.registerMigration("v2-push-to-talk", migrate: v2PushToTalk)
+        return migrator
+    }
+
+    /// Players, parties, tokens, adventures, their commands and events, the outbox
+    /// and the push log. Instants of the game (`startedAt`, `nextTickAt`, `endedAt`,
+    /// `expiration`) are unix seconds, as the game and the push policy count them;
+    /// wall-clock bookkeeping (`createdAt`, `claimedAt`, …) is GRDB's datetime text.
+    private static func v1(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE player (
+                id TEXT PRIMARY KEY NOT NULL,
+                name TEXT NOT NULL CHECK (length(name) > 0),
+                apiKeyHash BLOB NOT NULL UNIQUE CHECK (length(apiKeyHash) = 32),
+                createdAt DATETIME NOT NULL
+            );
+            CREATE TABLE playerHero (
+                player TEXT NOT NULL REFERENCES player(id),
+                heroID TEXT NOT NULL,
+                PRIMARY KEY (player, heroID)
+            ) WITHOUT ROWID;
+
+            CREATE TABLE party (
+                id TEXT PRIMARY KEY NOT NULL,
+                name TEXT NOT NULL CHECK (length(name) > 0),
+                inviteCode TEXT NOT NULL UNIQUE,
+                createdBy TEXT NOT NULL REFERENCES player(id),
+                createdAt DATETIME NOT NULL
+            );
+            CREATE TABLE membership (
+                party TEXT NOT NULL REFERENCES party(id),
+                player TEXT NOT NULL REFERENCES player(id),
+                heroID TEXT NOT NULL,
+                joinedAt DATETIME NOT NULL,
+                PRIMARY KEY (party, player),
+                UNIQUE (party, heroID)
+            );
+            CREATE INDEX membership_byPlayer ON membership(player);
+
+            CREATE TABLE device (
+                id TEXT PRIMARY KEY NOT NULL,
+                player TEXT NOT NULL REFERENCES player(id),
+                pushToStartToken TEXT,
+                pushToStartTokenRegisteredAt DATETIME,
+                pushToStartTokenInvalidAt DATETIME,
+                pushToStartTokenInvalidReason TEXT,
+                locale TEXT NOT NULL,
+                updatedAt DATETIME NOT NULL
+            );
+            CREATE INDEX device_byPlayer ON device(player);
+            CREATE INDEX device_byPushToStartToken ON device(pushToStartToken);
+
+            CREATE TABLE adventure (
+                id TEXT PRIMARY KEY NOT NULL,
+                party TEXT NOT NULL REFERENCES party(id),
+                routeID TEXT NOT NULL,
+                contentVersion TEXT NOT NULL,
+                -- UInt64 in decimal: SQLite integers are signed, and text keeps it readable.
+                seed TEXT NOT NULL,
+                roster TEXT NOT NULL,
+                tickInterval INTEGER NOT NULL CHECK (tickInterval > 0),
+                timeLimit INTEGER NOT NULL CHECK (timeLimit > 0),
+                startedAt INTEGER NOT NULL,
+                status TEXT NOT NULL CHECK (status IN
+                    ('running', 'victory', 'defeat', 'timeLimitReached', 'endedByGameMaster')),
+                state TEXT NOT NULL,
+                lastTick INTEGER NOT NULL CHECK (lastTick >= 0),
+                nextTickAt INTEGER,
+                endedAt INTEGER,
+                CHECK ((status = 'running') = (nextTickAt IS NOT NULL))
+            );
+            -- The schema itself refuses a second running adventure for a party.
+            CREATE UNIQUE INDEX adventure_oneRunningPerParty ON adventure(party) WHERE status = 'running';
+            CREATE INDEX adventure_due ON adventure(nextTickAt) WHERE status = 'running';
+
+            CREATE TABLE command (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                adventure TEXT NOT NULL REFERENCES adventure(id),
+                command TEXT NOT NULL,
+                receivedAt DATETIME NOT NULL,
+                tick INTEGER CHECK (tick > 0)
+            );
+            CREATE INDEX command_byAdventure ON command(adventure, tick);
+
+            CREATE TABLE event (
+                adventure TEXT NOT NULL REFERENCES adventure(id),
+                tick INTEGER NOT NULL,
+                position INTEGER NOT NULL,
+                event TEXT NOT NULL,
+                PRIMARY KEY (adventure, tick, position)
+            ) WITHOUT ROWID;
+
+            CREATE TABLE liveActivity (
+                id TEXT PRIMARY KEY NOT NULL,
+                player TEXT NOT NULL REFERENCES player(id),
+                adventure TEXT NOT NULL REFERENCES adventure(id),
+                heroID TEXT NOT NULL,
+                frequentUpdates BOOLEAN NOT NULL,
+                locale TEXT NOT NULL,
+                status TEXT NOT NULL CHECK (status IN ('active', 'ended', 'dismissed')),
+                ledger TEXT NOT NULL,
+                createdAt DATETIME NOT NULL
+            );
+            CREATE INDEX liveActivity_byAdventure ON liveActivity(adventure, status);
+
+            CREATE TABLE activityToken (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                activity TEXT NOT NULL REFERENCES liveActivity(id),
+                token TEXT NOT NULL,
+                registeredAt DATETIME NOT NULL,
+                invalidatedAt DATETIME,
+                invalidReason TEXT,
+                CHECK ((invalidatedAt IS NULL) = (invalidReason IS NULL))
+            );
+            -- At most one token per activity is ever the one pushes go to.
+            CREATE UNIQUE INDEX activityToken_oneValid ON activityToken(activity) WHERE invalidatedAt IS NULL;
+            CREATE INDEX activityToken_byToken ON activityToken(token);
+
+            CREATE TABLE outbox (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                adventure TEXT REFERENCES adventure(id),
+                targetKind TEXT NOT NULL CHECK (targetKind IN ('liveActivity', 'pushToStart', 'pushToTalk')),
+                targetID TEXT NOT NULL,
+                pushType TEXT NOT NULL,
+                topic TEXT NOT NULL,
+                priority INTEGER NOT NULL CHECK (priority IN (1, 5, 10)),
+                expiration INTEGER NOT NULL CHECK (expiration >= 0),
+                payload BLOB NOT NULL CHECK (length(payload) > 0),
+                reason TEXT NOT NULL,
+                hasAlert BOOLEAN NOT NULL,
+                isEnd BOOLEAN NOT NULL,
+                tick INTEGER,
+                state TEXT NOT NULL CHECK (state IN
+                    ('pending', 'sending', 'sent', 'failed', 'superseded', 'dropped')),
+                outcome TEXT,
+                attempts INTEGER NOT NULL DEFAULT 0,
+                nextAttemptAt DATETIME NOT NULL,
+                claimedAt DATETIME,
+                createdAt DATETIME NOT NULL
+            );
+            CREATE INDEX outbox_due ON outbox(nextAttemptAt, id) WHERE state = 'pending';
+            CREATE INDEX outbox_byTarget ON outbox(targetKind, targetID, id);
+            CREATE INDEX outbox_byAdventure ON outbox(adventure, id);
+
+            CREATE TABLE pushLog (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                outbox INTEGER NOT NULL REFERENCES outbox(id),
+                adventure TEXT REFERENCES adventure(id),
+                targetKind TEXT NOT NULL,
+                targetID TEXT NOT NULL,
+                token TEXT NOT NULL,
+                pushType TEXT NOT NULL,
+                priority INTEGER NOT NULL,
+                status INTEGER,
+                reason TEXT,
+                apnsID TEXT,
+                attempts INTEGER NOT NULL,
+                sentAt DATETIME NOT NULL
+            );
+            CREATE INDEX pushLog_byAdventure ON pushLog(adventure, id);
+            """)
+    }
+
+    /// Each party's walkie-talkie channel, who joined it with which ephemeral token,
+    /// and the recorded messages.
+    private static func v2PushToTalk(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE channel (
+                id TEXT PRIMARY KEY NOT NULL,
+                party TEXT NOT NULL UNIQUE REFERENCES party(id),
+                createdAt DATETIME NOT NULL,
+                closedAt DATETIME
+            );
+            CREATE TABLE channelMember (
+                id TEXT PRIMARY KEY NOT NULL,
+                channel TEXT NOT NULL REFERENCES channel(id),
+                player TEXT NOT NULL REFERENCES player(id),
+                token TEXT,
+                tokenRegisteredAt DATETIME,
+                tokenInvalidAt DATETIME,
+                tokenInvalidReason TEXT,
+                -- joined: listening; leaving: told to leave, token kept until that push is done.
+                status TEXT NOT NULL CHECK (status IN ('joined', 'leaving', 'left')),
+                joinedAt DATETIME NOT NULL,
+                leftAt DATETIME,
+                UNIQUE (channel, player)
+            );
+            CREATE INDEX channelMember_byToken ON channelMember(token);
+
+            CREATE TABLE transmission (
+                id TEXT PRIMARY KEY NOT NULL,
+                channel TEXT NOT NULL REFERENCES channel(id),
+                speaker TEXT NOT NULL REFERENCES player(id),
+                heroID TEXT NOT NULL,
+                contentType TEXT NOT NULL,
+                durationMilliseconds INTEGER NOT NULL CHECK (durationMilliseconds > 0),
+                byteCount INTEGER NOT NULL CHECK (byteCount > 0),
+                -- NULL once retention has removed it; the row stays as a record.
+                audio BLOB,
+                createdAt DATETIME NOT NULL,
+                speakingUntil DATETIME NOT NULL,
+                audioDeletedAt DATETIME
+            );
+            CREATE INDEX transmission_byChannel ON transmission(channel, speakingUntil);
+            CREATE INDEX transmission_byAge ON transmission(createdAt) WHERE audio IS NOT NULL;
+            """)
+    }
+}

@@ -1,0 +1,225 @@
+import Foundation
+import Game
+import PushPolicy
+
+// What the store hands out and takes in. Plain values: no database handle leaks.
+
+public struct Player: Hashable, Sendable, Codable {
+    public var id: PlayerID
+    public var name: String
+    public var createdAt: Date
+}
+
+public struct Party: Hashable, Sendable, Codable {
+    public var id: PartyID
+    public var name: String
+    public var inviteCode: InviteCode
+    public var createdBy: PlayerID
+    public var createdAt: Date
+}
+
+public struct PartyMembership: Hashable, Sendable, Codable {
+    public var party: PartyID
+    public var player: PlayerID
+    public var hero: HeroID
+    public var joinedAt: Date
+
+    public var member: PartyMember { PartyMember(player: player, hero: hero) }
+}
+
+public struct Device: Hashable, Sendable, Codable {
+    public var id: DeviceID
+    public var player: PlayerID
+    /// Nil when none was registered or APNs said it is no longer valid.
+    public var pushToStartToken: PushToken?
+    public var locale: String
+    public var updatedAt: Date
+}
+
+public enum LiveActivityStatus: String, Hashable, Sendable, Codable, CaseIterable {
+    /// On screen and receiving updates.
+    case active
+    /// The app saw it end; nothing more is sent to it.
+    case ended
+    /// The user removed it; nothing more is sent to it.
+    case dismissed
+}
+
+public struct LiveActivity: Hashable, Sendable, Codable {
+    public var id: ActivityID
+    public var player: PlayerID
+    public var adventure: AdventureID
+    public var hero: HeroID
+    public var frequentUpdates: Bool
+    public var locale: String
+    public var status: LiveActivityStatus
+    /// The token pushes go to now; nil once the last one was found invalid.
+    public var token: PushToken?
+    public var ledger: BudgetLedger
+    public var createdAt: Date
+}
+
+/// An adventure as stored: everything a replay needs (setup, content version) and
+/// where it stands (state after `lastTick`, when the next tick is due).
+public struct StoredAdventure: Hashable, Sendable {
+    public var id: AdventureID
+    public var party: PartyID
+    public var setup: AdventureSetup
+    /// Identifies the content the adventure runs with (a digest of it), so a replay
+    /// can tell a changed catalog from a diverging game.
+    public var contentVersion: String
+    /// Unix seconds; tick `n` is due at `startedAt + n × tickInterval`.
+    public var startedAt: Int
+    public var state: AdventureState
+    public var lastTick: Int
+    /// Nil once the adventure is over.
+    public var nextTickAt: Int?
+    public var endedAt: Int?
+
+    public var status: AdventureStatus { state.status }
+}
+
+/// A command that arrived and waits for the next tick.
+public struct QueuedCommand: Hashable, Sendable {
+    public var id: CommandID
+    public var command: Command
+    public var receivedAt: Date
+}
+
+/// What one tick of an adventure needs from the store, read from one snapshot so
+/// the commands, recipients and budgets agree with the stored state.
+public struct TickInputs: Sendable {
+    public var adventure: StoredAdventure
+    public var commands: [QueuedCommand]
+    public var recipients: [LiveActivityRecipient]
+    /// By activity id, as `PushPolicy.pushes(after:…ledgers:)` takes them.
+    public var ledgers: [String: BudgetLedger]
+}
+
+/// A device that can be woken with a push-to-start, with the hero it would show.
+/// `PushPolicy.pushesForStart` answers one decision per recipient, in order.
+public struct PushToStartDevice: Hashable, Sendable {
+    public var device: DeviceID
+    public var recipient: PushToStartRecipient
+}
+
+/// Whom a push is for. The token is looked up when the push is claimed, never
+/// copied into the outbox, so a push queued before a rotation reaches the new token.
+public enum PushTarget: Hashable, Sendable, CustomStringConvertible {
+    case liveActivity(ActivityID)
+    case pushToStart(DeviceID)
+    case pushToTalk(ChannelMemberID)
+
+    var kind: String {
+        switch self {
+        case .liveActivity: "liveActivity"
+        case .pushToStart: "pushToStart"
+        case .pushToTalk: "pushToTalk"
+        }
+    }
+
+    var id: String {
+        switch self {
+        case .liveActivity(let id): id.rawValue
+        case .pushToStart(let id): id.rawValue
+        case .pushToTalk(let id): id.rawValue
+        }
+    }
+
+    init(kind: String, id: String) throws {
+        switch kind {
+        case "liveActivity": self = .liveActivity(ActivityID(id))
+        case "pushToStart": self = .pushToStart(DeviceID(id))
+        case "pushToTalk": self = .pushToTalk(ChannelMemberID(id))
+        default: throw StoreError.corrupt("unknown push target kind '\(kind)'")
+        }
+    }
+
+    public var description: String { "\(kind) \(id)" }
+}
+
+/// A push to queue: the exact body and the APNs headers it goes with.
+public struct OutboxMessage: Hashable, Sendable {
+    public var target: PushTarget
+    /// `apns-push-type`: "liveactivity", "pushtotalk", …
+    public var pushType: String
+    /// `apns-topic`.
+    public var topic: String
+    public var priority: Priority
+    /// `apns-expiration`, unix seconds; 0 means "now or never".
+    public var expiration: Int
+    /// The JSON body, byte for byte as it will be sent.
+    public var payload: Data
+    /// Why it is sent at this priority (the policy's reason), kept for the timeline.
+    public var reason: String
+    /// An alert must reach the phone even when a newer state is queued behind it.
+    public var hasAlert: Bool
+    /// An end (of an activity, or a leave-channel push) is never superseded either.
+    public var isEnd: Bool
+
+    public init(target: PushTarget, pushType: String, topic: String, priority: Priority, expiration: Int,
+                payload: Data, reason: String, hasAlert: Bool, isEnd: Bool) {
+        self.target = target
+        self.pushType = pushType
+        self.topic = topic
+        self.priority = priority
+        self.expiration = expiration
+        self.payload = payload
+        self.reason = reason
+        self.hasAlert = hasAlert
+        self.isEnd = isEnd
+    }
+}
+
+public enum OutboxState: String, Hashable, Sendable, Codable, CaseIterable {
+    case pending, sending, sent, failed, superseded, dropped
+}
+
+/// A push the dispatcher has claimed, with the token its target has now.
+public struct ClaimedPush: Hashable, Sendable {
+    public var id: OutboxID
+    public var adventure: AdventureID?
+    public var tick: Int?
+    public var message: OutboxMessage
+    public var token: PushToken
+    /// How many times this row has been claimed, this time included.
+    public var attempts: Int
+}
+
+/// An outbox row as the timeline and replay read it: the decision and what became of it.
+public struct OutboxEntry: Hashable, Sendable {
+    public var id: OutboxID
+    public var adventure: AdventureID?
+    public var tick: Int?
+    public var message: OutboxMessage
+    public var state: OutboxState
+    /// Why it was superseded, dropped, retried or failed.
+    public var outcome: String?
+    public var attempts: Int
+    public var createdAt: Date
+}
+
+/// What was sent to which token and what APNs answered.
+public struct PushLogEntry: Hashable, Sendable {
+    public var outbox: OutboxID
+    public var adventure: AdventureID?
+    public var target: PushTarget
+    public var token: PushToken
+    public var pushType: String
+    public var priority: Priority
+    /// HTTP status from APNs; nil when no answer came (the connection failed).
+    public var status: Int?
+    /// APNs' reason, or the transport's error.
+    public var reason: String?
+    public var apnsID: String?
+    public var attempts: Int
+    public var sentAt: Date
+}
+
+/// One entry of an adventure's event log.
+public struct LoggedEvent: Hashable, Sendable {
+    public var tick: Int
+    /// Order within the tick, from 0.
+    public var position: Int
+    public var event: GameEvent
+}

@@ -1,0 +1,193 @@
+import Foundation
+import Game
+import GRDB
+import Testing
+@testable import Store
+
+@Suite struct OutboxTests {
+    /// A running adventure of three with their activities registered.
+    private func running() async throws -> (RangersStore, Trio, StoredAdventure, [ActivityID]) {
+        let store = try ScratchDatabase().open()
+        let trio = try await Trio.make(in: store)
+        let adventure = try await trio.startAdventure()
+        let activities = try await trio.registerActivities(for: adventure.id)
+        return (store, trio, adventure, activities)
+    }
+
+    private func states(_ store: RangersStore, _ adventure: AdventureID) async throws -> [String] {
+        try await store.outbox(of: adventure).map { "\($0.message.reason)@\($0.tick ?? 0):\($0.state.rawValue)" }
+    }
+
+    @Test func aRoutineUpdateIsSupersededByANewerOneButAnAlertAndAnEndAreNot() async throws {
+        let (store, _, adventure, activities) = try await running()
+        let a = activities[0]
+        try await store.playNextTick(of: adventure.id) { _ in [update(a, tick: 1)] }
+        try await store.playNextTick(of: adventure.id) { _ in [update(a, tick: 2, alert: true)] }
+        try await store.playNextTick(of: adventure.id) { _ in [update(a, tick: 3)] }
+        try await store.playNextTick(of: adventure.id) { _ in [update(a, tick: 4, end: true)] }
+        try await store.playNextTick(of: adventure.id) { _ in [update(a, tick: 5), update(activities[1], tick: 5)] }
+
+        let claimed = try await store.claimOutbox(limit: 10)
+        #expect(claimed.map { "\($0.message.target.id)@\($0.tick!)" } == ["\(a)@2", "\(a)@4", "\(a)@5", "\(activities[1])@5"])
+        #expect(try await states(store, adventure.id) == [
+            "routine@1:superseded", "alert@2:sending", "routine@3:superseded", "routine@4:sending",
+            "routine@5:sending", "routine@5:sending",
+        ])
+        let superseded = try await store.outbox(of: adventure.id).first { $0.state == .superseded }
+        #expect(superseded?.outcome == "a newer update for this activity was queued")
+    }
+
+    @Test func anOlderRetryIsSupersededByANewerPushAlreadySent() async throws {
+        let (store, _, adventure, activities) = try await running()
+        try await store.playNextTick(of: adventure.id) { _ in [update(activities[0], tick: 1)] }
+        let first = try #require(try await store.claimOutbox(limit: 1).first)
+        try await store.reschedule(first, at: Date().addingTimeInterval(-1), reason: "503 ServiceUnavailable")
+        try await store.playNextTick(of: adventure.id) { _ in [update(activities[0], tick: 2)] }
+        let claimed = try await store.claimOutbox(limit: 10)
+        #expect(claimed.map(\.tick) == [2])
+        #expect(try await states(store, adventure.id) == ["routine@1:superseded", "routine@2:sending"])
+    }
+
+    @Test func aTokenAPNsRejectsIsInvalidatedAndNeverTargetedAgain() async throws {
+        let (store, trio, adventure, activities) = try await running()
+        try await store.playNextTick(of: adventure.id) { _ in activities.map { update($0, tick: 1, alert: true) } }
+        try await store.playNextTick(of: adventure.id) { _ in activities.map { update($0, tick: 2, alert: true) } }
+
+        let claimed = try await store.claimOutbox(limit: 1)
+        let doomed = try #require(claimed.first)
+        #expect(doomed.message.target == .liveActivity(activities[0]))
+        try await store.recordTokenInvalid(doomed, status: 410, reason: "Unregistered", since: Date())
+
+        #expect(try await store.liveActivity(activities[0]).token == nil)
+        #expect(try await store.recipients(of: adventure.id).map(\.activityID) == activities.dropFirst().map(\.rawValue))
+        let rest = try await store.claimOutbox(limit: 10)
+        #expect(rest.count == 4)
+        #expect(!rest.contains { $0.token == doomed.token || $0.message.target == .liveActivity(activities[0]) })
+        let toFirst = try await store.outbox(of: adventure.id).filter { $0.message.target == .liveActivity(activities[0]) }
+        #expect(toFirst.map(\.state) == [.failed, .dropped])
+        #expect(toFirst.map(\.outcome) == ["token no longer valid: Unregistered", "its token was found invalid: Unregistered"])
+        let log = try await store.pushLog(of: adventure.id)
+        #expect(log.map(\.status) == [410])
+        #expect(log.map(\.reason) == ["Unregistered"])
+
+        // A push queued later for that activity is dropped, not sent.
+        try await store.playNextTick(of: adventure.id) { _ in [update(activities[0], tick: 3, alert: true)] }
+        #expect(try await store.claimOutbox(limit: 10).isEmpty)
+        // The app registering a new token revives the activity.
+        try await store.rotateToken(activityID: activities[0], newToken: Tokens.make(77), by: trio.players[0].id)
+        try await store.playNextTick(of: adventure.id) { _ in [update(activities[0], tick: 4, alert: true)] }
+        #expect(try await store.claimOutbox(limit: 10).map(\.token) == [Tokens.make(77)])
+    }
+
+    @Test func aRotatedAwayTokenFoundInvalidLeavesTheNewTokensPushesAlone() async throws {
+        let (store, trio, adventure, activities) = try await running()
+        try await store.playNextTick(of: adventure.id) { _ in [update(activities[0], tick: 1, alert: true)] }
+        let inFlight = try #require(try await store.claimOutbox(limit: 1).first)
+        try await store.rotateToken(activityID: activities[0], newToken: Tokens.make(88), by: trio.players[0].id)
+        try await store.playNextTick(of: adventure.id) { _ in [update(activities[0], tick: 2, alert: true)] }
+        try await store.recordTokenInvalid(inFlight, status: 410, reason: "Unregistered", since: nil)
+        #expect(try await store.claimOutbox(limit: 10).map(\.token) == [Tokens.make(88)])
+    }
+
+    @Test func aTokenRegisteredAgainAfterAPNsTimestampStaysValid() async throws {
+        let (store, _, adventure, activities) = try await running()
+        try await store.playNextTick(of: adventure.id) { _ in [update(activities[0], tick: 1)] }
+        let push = try #require(try await store.claimOutbox(limit: 1).first)
+        try await store.recordTokenInvalid(push, status: 410, reason: "Unregistered", since: Date(timeIntervalSince1970: 0))
+        #expect(try await store.liveActivity(activities[0]).token == Tokens.make(0))
+    }
+
+    @Test func aPushToStartTokenFoundInvalidIsDroppedFromTheDevice() async throws {
+        let store = try ScratchDatabase().open()
+        let trio = try await Trio.make(in: store)
+        try await store.registerPushToStartToken(deviceID: "phone-a", player: trio.players[0].id, token: Tokens.make(40), locale: "ko")
+        let devices = try await store.pushToStartDevices(of: trio.roster)
+        let start = devices.map { device in
+            OutboxMessage(target: .pushToStart(device.device), pushType: "liveactivity", topic: "t", priority: .high,
+                          expiration: 0, payload: Data("{}".utf8), reason: "adventure started", hasAlert: true, isEnd: false)
+        }
+        let adventure = try await trio.startAdventure(outbox: start)
+        let push = try #require(try await store.claimOutbox(limit: 10).first)
+        #expect(push.token == Tokens.make(40))
+        #expect(push.tick == 0 && push.adventure == adventure.id)
+        try await store.recordTokenInvalid(push, status: 400, reason: "BadDeviceToken", since: nil)
+        #expect(try await store.pushToStartRecipients(of: adventure.id).isEmpty)
+    }
+
+    @Test func sendsInterruptedByACrashAreSentAgain() async throws {
+        let scratch = try ScratchDatabase()
+        var adventureID: AdventureID?
+        do {
+            let store = try scratch.open()
+            let trio = try await Trio.make(in: store)
+            let adventure = try await trio.startAdventure()
+            let activities = try await trio.registerActivities(for: adventure.id)
+            try await store.playNextTick(of: adventure.id) { _ in activities.map { update($0, tick: 1) } }
+            let claimed = try await store.claimOutbox(limit: 10)
+            try #require(claimed.count == 3)
+            try await store.recordDelivered(claimed[0], apnsID: "a")
+            adventureID = adventure.id
+        }
+        // The process died with two pushes in flight.
+        let restarted = try scratch.open()
+        #expect(try await restarted.pendingOutboxCount() == 2)
+        #expect(try await restarted.claimOutbox(limit: 10).isEmpty)
+        // At start every `sending` row is a leftover: none is younger than the process.
+        #expect(try await restarted.recoverInterruptedSends(olderThan: Date().addingTimeInterval(1)) == 2)
+        let again = try await restarted.claimOutbox(limit: 10)
+        #expect(again.count == 2)
+        #expect(again.allSatisfy { $0.attempts == 2 })
+        for push in again { try await restarted.recordDelivered(push, apnsID: "b") }
+        #expect(try await restarted.pendingOutboxCount() == 0)
+        #expect(try await restarted.pushLog(of: try #require(adventureID)).count == 3)
+    }
+
+    @Test func aRetryWaitsItsTurnAndAnAnswerIsRecordedOnce() async throws {
+        let (store, _, adventure, activities) = try await running()
+        try await store.playNextTick(of: adventure.id) { _ in [update(activities[1], tick: 1, alert: true)] }
+        let now = Date()
+        let push = try #require(try await store.claimOutbox(limit: 5, now: now).first)
+        try await store.reschedule(push, at: now.addingTimeInterval(30), reason: "429 TooManyRequests")
+        #expect(try await store.claimOutbox(limit: 5, now: now.addingTimeInterval(29)).isEmpty)
+        #expect(try await store.nextOutboxAttemptAt() != nil)
+        let retried = try #require(try await store.claimOutbox(limit: 5, now: now.addingTimeInterval(31)).first)
+        #expect(retried.id == push.id && retried.attempts == 2)
+        try await store.recordRejected(retried, status: 400, reason: "PayloadTooLarge")
+        await #expect(throws: StoreError.self) { try await store.recordDelivered(retried, apnsID: "x") }
+        await #expect(throws: StoreError.self) { try await store.reschedule(retried, at: now, reason: "again") }
+        #expect(try await store.outbox(of: adventure.id).map(\.state) == [.failed])
+        #expect(try await store.pushLog(of: adventure.id).map(\.status) == [400])
+    }
+
+    @Test func aPushPastItsExpirationIsDropped() async throws {
+        let (store, _, adventure, activities) = try await running()
+        let past = Int(Date().timeIntervalSince1970) - 1
+        try await store.playNextTick(of: adventure.id) { _ in [update(activities[0], tick: 1, alert: true, expiration: past)] }
+        #expect(try await store.claimOutbox(limit: 5, now: Date().addingTimeInterval(1)).isEmpty)
+        #expect(try await store.outbox(of: adventure.id).map(\.outcome) == ["expired before it could be sent"])
+    }
+
+    @Test func aReaderSeesTheLastCommittedTickWhileATickIsBeingWritten() async throws {
+        let (store, _, adventure, _) = try await running()
+        let inputs = try await store.tickInputs(of: adventure.id)
+        let state = try Adventure(setup: inputs.adventure.setup, content: ShippedContent.game).tick(inputs.adventure.state).state
+        #expect(try readWhileWriting(store, adventure.id, state) == (lastTick: 0, events: 0))
+        #expect(try await store.adventure(adventure.id).lastTick == 1)
+    }
+
+    /// Writes half a tick, and from inside that transaction reads on another
+    /// connection of the pool: WAL gives it the last committed snapshot.
+    private func readWhileWriting(_ store: RangersStore, _ adventure: AdventureID,
+                                  _ state: AdventureState) throws -> (lastTick: Int, events: Int) {
+        try store.pool.write { db in
+            try db.execute(sql: "UPDATE adventure SET lastTick = 1, nextTickAt = nextTickAt + 2, state = ? WHERE id = ?",
+                           arguments: [String(decoding: try JSONEncoder().encode(state), as: UTF8.self), adventure.rawValue])
+            try db.execute(sql: "INSERT INTO event (adventure, tick, position, event) VALUES (?, 1, 0, '{}')",
+                           arguments: [adventure.rawValue])
+            return try store.pool.read { reader in
+                (try Int.fetchOne(reader, sql: "SELECT lastTick FROM adventure")!,
+                 try Int.fetchOne(reader, sql: "SELECT COUNT(*) FROM event")!)
+            }
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import Game
+import GRDB
+import Testing
+@testable import Store
+
+@Suite struct SchemaTests {
+    @Test func aNewFileGetsEveryMigrationWithWALAndForeignKeys() async throws {
+        let scratch = try ScratchDatabase()
+        let store = try scratch.open()
+        #expect(try await store.appliedMigrations() == ["v1", "v2-push-to-talk"])
+        #expect(FileManager.default.fileExists(atPath: scratch.path))
+        let (journal, foreignKeys) = try await store.rawRead { db in
+            (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Bool.fetchOne(db, sql: "PRAGMA foreign_keys"))
+        }
+        #expect(journal == "wal")
+        #expect(foreignKeys == true)
+    }
+
+    @Test func reopeningAFileKeepsEverythingAndRunsNoMigrationAgain() async throws {
+        let scratch = try ScratchDatabase()
+        var adventureID: AdventureID?
+        var key = ""
+        var partyID: PartyID?
+        do {
+            let store = try scratch.open()
+            let trio = try await Trio.make(in: store)
+            let adventure = try await trio.startAdventure()
+            try await trio.registerActivities(for: adventure.id)
+            try await store.playNextTick(of: adventure.id)
+            adventureID = adventure.id
+            key = trio.keys[1]
+            partyID = trio.party.id
+        }
+        let reopened = try scratch.open()
+        #expect(try await reopened.appliedMigrations() == ["v1", "v2-push-to-talk"])
+        let player = try #require(try await reopened.player(authenticatedBy: key))
+        #expect(player.name == "Bao")
+        #expect(try await reopened.members(of: try #require(partyID)).count == 3)
+        let adventure = try await reopened.adventure(try #require(adventureID))
+        #expect(adventure.lastTick == 1)
+        #expect(try await reopened.events(of: adventure.id).isEmpty == false)
+        #expect(try await reopened.recipients(of: adventure.id).count == 3)
+    }
+
+    @Test func aFileFromAnOlderVersionIsMigratedForward() async throws {
+        let scratch = try ScratchDatabase()
+        // A file made before channels existed: only "v1" has run.
+        do {
+            let queue = try DatabaseQueue(path: scratch.path)
+            try Schema.migrator.migrate(queue, upTo: "v1")
+            try await queue.write { db in
+                try db.execute(sql: """
+                    INSERT INTO player (id, name, apiKeyHash, createdAt) VALUES ('p1', 'Old', zeroblob(32), '2025-01-01 00:00:00.000');
+                    INSERT INTO party (id, name, inviteCode, createdBy, createdAt)
+                    VALUES ('party-1', 'Old party', 'ABCDEFGH', 'p1', '2025-01-01 00:00:00.000');
+                    """)
+            }
+        }
+        let store = try scratch.open()
+        #expect(try await store.appliedMigrations() == ["v1", "v2-push-to-talk"])
+        #expect(try await store.party("party-1").name == "Old party")
+        // The party predates channels; it gets one when first asked, and keeps it.
+        let channel = try await store.channel(of: "party-1")
+        #expect(try await store.channel(of: "party-1").id == channel.id)
+    }
+}
+
+@Suite struct PlayerTests {
+    @Test func theAPIKeyIsStoredOnlyAsItsHashAndAuthenticates() async throws {
+        let scratch = try ScratchDatabase()
+        let store = try scratch.open()
+        let (player, key) = try await store.createPlayer(name: "  Ana  ")
+        #expect(player.name == "Ana")
+        #expect(key.hasPrefix("rk_") && key.count == 46)
+
+        let stored = try await store.rawRead { db in
+            try Data.fetchOne(db, sql: "SELECT apiKeyHash FROM player WHERE id = ?", arguments: [player.id.rawValue])
+        }
+        #expect(stored == APIKey.hash(key))
+        // Nowhere in the database file or its WAL is the key itself.
+        for file in [scratch.path, scratch.path + "-wal"] where FileManager.default.fileExists(atPath: file) {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+            #expect(bytes.range(of: Data(key.utf8)) == nil, "the key must not be in \(file)")
+            #expect(bytes.range(of: Data(key.dropFirst(3).prefix(20).utf8)) == nil)
+        }
+
+        #expect(try await store.player(authenticatedBy: key)?.id == player.id)
+        var altered = Array(key)
+        altered[10] = altered[10] == "A" ? "B" : "A"
+        #expect(try await store.player(authenticatedBy: String(altered)) == nil)
+        #expect(try await store.player(authenticatedBy: "") == nil)
+        #expect(try await store.player(authenticatedBy: String(key.dropLast())) == nil)
+        #expect(try await store.player(authenticatedBy: "Bearer " + key) == nil)
+    }
+
+    @Test func twoPlayersGetDifferentKeys() async throws {
+        let store = try ScratchDatabase().open()
+        let first = try await store.createPlayer(name: "A").apiKey
+        let second = try await store.createPlayer(name: "B").apiKey
+        #expect(first != second)
+    }
+
+    @Test func badNamesAreRefusedAndNothingIsStored() async throws {
+        let store = try ScratchDatabase().open()
+        for name in ["", "   ", String(repeating: "x", count: 65), "tab\there"] {
+            await #expect(throws: StoreError.self) { try await store.createPlayer(name: name) }
+        }
+        #expect(try await store.rawRead { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM player") } == 0)
+    }
+
+    @Test func pickingHeroesReplacesTheChoiceButKeepsHeroesInUse() async throws {
+        let store = try ScratchDatabase().open()
+        let trio = try await Trio.make(in: store)
+        let ana = trio.players[0].id
+        try await store.pickHeroes(["power-panda", "egghead", "egghead"], for: ana)
+        #expect(try await store.heroes(of: ana) == ["egghead", "power-panda"])
+        await #expect(throws: StoreError.conflict(
+            "hero 'power-panda' plays in one of your parties; leave it before dropping the hero")) {
+            try await store.pickHeroes(["egghead"], for: ana)
+        }
+        #expect(try await store.heroes(of: ana) == ["egghead", "power-panda"])
+        await #expect(throws: StoreError.notFound("player", id: "nobody")) {
+            try await store.pickHeroes(["egghead"], for: "nobody")
+        }
+    }
+}

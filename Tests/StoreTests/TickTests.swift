@@ -1,0 +1,199 @@
+import Foundation
+import Game
+import GRDB
+import PushPolicy
+import Testing
+@testable import Store
+
+@Suite struct TickTests {
+    /// Everything a tick writes, read raw, to compare before and after a refused one.
+    private struct Footprint: Equatable {
+        var adventure: [String: String]
+        var events: Int
+        var commands: [String]
+        var outbox: Int
+        var ledgers: [String]
+    }
+
+    private func footprint(_ store: RangersStore, _ id: AdventureID) async throws -> Footprint {
+        try await store.rawRead { db in
+            let adventure = try Row.fetchOne(db, sql: "SELECT * FROM adventure WHERE id = ?", arguments: [id.rawValue])!
+            return Footprint(
+                adventure: Dictionary(uniqueKeysWithValues: adventure.columnNames.map { ($0, (adventure[$0] as DatabaseValue).description) }),
+                events: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event")!,
+                commands: try String.fetchAll(db, sql: "SELECT id || ':' || IFNULL(tick, 'queued') FROM command ORDER BY id"),
+                outbox: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox")!,
+                ledgers: try String.fetchAll(db, sql: "SELECT ledger FROM liveActivity ORDER BY id"))
+        }
+    }
+
+    @Test func aTickStoresStateEventsCommandsPushesAndLedgersTogether() async throws {
+        let store = try ScratchDatabase().open()
+        let trio = try await Trio.make(in: store)
+        let adventure = try await trio.startAdventure(startedAt: 1_000)
+        #expect(adventure.nextTickAt == 1_002)
+        let activities = try await trio.registerActivities(for: adventure.id)
+        let potion = try await store.enqueueCommand(.usePotion(player: trio.players[1].id, hero: "spouty"), for: adventure.id)
+
+        var ledger = BudgetLedger()
+        ledger.lastPushAt = 1_002
+        let stored = try await store.playNextTick(of: adventure.id, outbox: { _ in [update(activities[0], alert: true)] },
+                                                  ledgers: [activities[0].rawValue: ledger])
+        #expect(stored.lastTick == 1)
+        #expect(stored.state.tick == 1)
+        #expect(stored.nextTickAt == 1_004)
+
+        let game = try trio.game()
+        let expected = game.tick(game.start(), commands: [potion.command])
+        #expect(try await store.adventure(adventure.id).state == expected.state)
+        let logged = try await store.events(of: adventure.id)
+        #expect(logged.map(\.event) == expected.events)
+        #expect(logged.map(\.position) == Array(0..<expected.events.count))
+        #expect(logged.allSatisfy { $0.tick == 1 })
+        #expect(try await store.commands(of: adventure.id) == [ScheduledCommand(tick: 1, command: potion.command)])
+        #expect(try await store.pendingCommands(for: adventure.id).isEmpty)
+        #expect(try await store.outbox(of: adventure.id).map(\.tick) == [1])
+        let inputs = try await store.tickInputs(of: adventure.id)
+        #expect(inputs.ledgers[activities[0].rawValue] == ledger)
+        #expect(inputs.ledgers[activities[1].rawValue] == BudgetLedger())
+    }
+
+    @Test func aTickStoredTwiceIsAConflictAndChangesNothing() async throws {
+        let store = try ScratchDatabase().open()
+        let trio = try await Trio.make(in: store)
+        let adventure = try await trio.startAdventure()
+        let activities = try await trio.registerActivities(for: adventure.id)
+        let inputs = try await store.tickInputs(of: adventure.id)
+        let game = try trio.game()
+        let (state, events) = game.tick(inputs.adventure.state)
+        try await store.recordTick(adventure: adventure.id, tick: 1, state: state, events: events, appliedCommandIDs: [],
+                                   outbox: [update(activities[0])], ledgers: [:])
+        let before = try await footprint(store, adventure.id)
+
+        // The same tick again, as a second ticker that read the same inputs would.
+        await #expect(throws: StoreError.conflict("adventure \(adventure.id) is at tick 1; tick 1 cannot be stored after it")) {
+            try await store.recordTick(adventure: adventure.id, tick: 1, state: state, events: events, appliedCommandIDs: [],
+                                       outbox: [update(activities[0])], ledgers: [:])
+        }
+        // A tick that skips one is refused the same way.
+        var later = state
+        later.tick = 3
+        await #expect(throws: StoreError.self) {
+            try await store.recordTick(adventure: adventure.id, tick: 3, state: later, events: events, appliedCommandIDs: [],
+                                       outbox: [], ledgers: [:])
+        }
+        #expect(try await footprint(store, adventure.id) == before)
+    }
+
+    @Test func aFailureHalfwayThroughATickLeavesNoTraceOfIt() async throws {
+        let store = try ScratchDatabase().open()
+        let trio = try await Trio.make(in: store)
+        let adventure = try await trio.startAdventure()
+        let activities = try await trio.registerActivities(for: adventure.id)
+        try await store.enqueueCommand(.usePotion(player: trio.players[0].id, hero: "egghead"), for: adventure.id)
+        let before = try await footprint(store, adventure.id)
+
+        let inputs = try await store.tickInputs(of: adventure.id)
+        let (state, events) = try trio.game().tick(inputs.adventure.state, commands: inputs.commands.map(\.command))
+        var ledger = BudgetLedger()
+        ledger.lastPushAt = 1
+        // The second push breaks a rule of the schema (an expiration before 1970),
+        // after the state, the events, the commands and the first push were written.
+        let error = await #expect(throws: StoreError.self) {
+            try await store.recordTick(
+                adventure: adventure.id, tick: 1, state: state, events: events, appliedCommandIDs: inputs.commands.map(\.id),
+                outbox: [update(activities[0]), update(activities[1], expiration: -1)],
+                ledgers: [activities[0].rawValue: ledger])
+        }
+        guard case .invalid? = error else { Issue.record("expected .invalid, got \(String(describing: error))"); return }
+        #expect(try await footprint(store, adventure.id) == before)
+        #expect(try await store.pendingCommands(for: adventure.id).count == 1)
+
+        // The tick can then be stored properly.
+        try await store.recordTick(adventure: adventure.id, tick: 1, state: state, events: events,
+                                   appliedCommandIDs: inputs.commands.map(\.id), outbox: [update(activities[0])], ledgers: [:])
+        #expect(try await store.adventure(adventure.id).lastTick == 1)
+    }
+
+    @Test func aCommandIsAppliedOnceAndOnlyToItsAdventure() async throws {
+        let store = try ScratchDatabase().open()
+        let trio = try await Trio.make(in: store)
+        let adventure = try await trio.startAdventure()
+        let command = try await store.enqueueCommand(.endAdventure, for: adventure.id)
+        try await store.playNextTick(of: adventure.id)
+        let stored = try await store.adventure(adventure.id)
+        #expect(stored.status == .endedByGameMaster)
+        #expect(stored.nextTickAt == nil)
+        #expect(stored.endedAt == 1_002)
+        #expect(try await store.runningAdventures().isEmpty)
+
+        // A later tick naming the applied command is refused: the adventure is over.
+        await #expect(throws: StoreError.self) {
+            try await store.recordTick(adventure: adventure.id, tick: 2, state: stored.state, events: [],
+                                       appliedCommandIDs: [command.id], outbox: [], ledgers: [:])
+        }
+        await #expect(throws: StoreError.self) { try await store.enqueueCommand(.endAdventure, for: adventure.id) }
+        await #expect(throws: StoreError.self) { try await store.endAdventureRequested(adventure.id) }
+
+        // The next adventure cannot claim that command either.
+        let next = try await trio.startAdventure(seed: 9)
+        let state = try trio.game(seed: 9).tick(next.state).state
+        await #expect(throws: StoreError.conflict(
+            "command \(command.id) is not waiting in adventure \(next.id); it may have been applied already")) {
+            try await store.recordTick(adventure: next.id, tick: 1, state: state, events: [],
+                                       appliedCommandIDs: [command.id], outbox: [], ledgers: [:])
+        }
+        #expect(try await store.adventure(next.id).lastTick == 0)
+    }
+
+    @Test func aGameMastersEndIsQueuedOnce() async throws {
+        let store = try ScratchDatabase().open()
+        let trio = try await Trio.make(in: store)
+        let adventure = try await trio.startAdventure()
+        let first = try await store.endAdventureRequested(adventure.id)
+        let second = try await store.endAdventureRequested(adventure.id)
+        #expect(first == second)
+        #expect(try await store.pendingCommands(for: adventure.id) == [first])
+    }
+
+    @Test func theStoredSetupAndCommandsReplayToTheStoredEventLog() async throws {
+        let store = try ScratchDatabase().open()
+        let trio = try await Trio.make(in: store)
+        let adventure = try await trio.startAdventure(seed: .max)
+        #expect(try await store.adventure(adventure.id).setup.seed == .max)
+        while try await store.adventure(adventure.id).status == .running {
+            let tick = try await store.adventure(adventure.id).lastTick
+            if tick == 3 || tick == 20 {
+                try await store.enqueueCommand(.usePotion(player: trio.players[2].id, hero: "power-panda"), for: adventure.id)
+            }
+            if tick == 40 { try await store.endAdventureRequested(adventure.id) }
+            try await store.playNextTick(of: adventure.id)
+        }
+
+        // A replay knows only what the store kept.
+        let stored = try await store.adventure(adventure.id)
+        let game = try Adventure(setup: stored.setup, content: ShippedContent.game)
+        let commands = try await store.commands(of: adventure.id)
+        #expect(commands.map(\.tick) == [4, 21, 41])
+        var state = game.start()
+        var replayed: [LoggedEvent] = []
+        while state.isRunning {
+            let (next, events) = game.tick(state, commands: commands.filter { $0.tick == state.tick + 1 }.map(\.command))
+            replayed += events.enumerated().map { LoggedEvent(tick: next.tick, position: $0, event: $1) }
+            state = next
+        }
+        #expect(try await store.events(of: adventure.id) == replayed)
+        #expect(state == stored.state)
+    }
+
+    @Test func dueAdventuresAreTheRunningOnesWhoseTickHasCome() async throws {
+        let store = try ScratchDatabase().open()
+        let trio = try await Trio.make(in: store)
+        let adventure = try await trio.startAdventure(startedAt: 1_000)
+        #expect(try await store.adventuresDue(at: 1_001).isEmpty)
+        #expect(try await store.adventuresDue(at: 1_002).map(\.id) == [adventure.id])
+        try await store.playNextTick(of: adventure.id)
+        #expect(try await store.adventuresDue(at: 1_003).isEmpty)
+        #expect(try await store.adventuresDue(at: 1_004).map(\.id) == [adventure.id])
+    }
+}

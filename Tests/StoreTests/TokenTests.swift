@@ -1,0 +1,142 @@
+import Foundation
+import Game
+import GRDB
+import Testing
+@testable import Store
+
+@Suite struct TokenTests {
+    private func tokenHistory(_ store: RangersStore, _ activity: ActivityID) async throws -> [(token: String, reason: String?)] {
+        try await store.rawRead { db in
+            try Row.fetchAll(db, sql: "SELECT token, invalidReason FROM activityToken WHERE activity = ? ORDER BY id",
+                             arguments: [activity.rawValue]).map { ($0["token"], $0["invalidReason"]) }
+        }
+    }
+
+    @Test func aRotatedTokenIsInvalidAndAPushQueuedBeforeTheRotationGoesToTheNewOne() async throws {
+        let store = try ScratchDatabase().open()
+        let trio = try await Trio.make(in: store)
+        let adventure = try await trio.startAdventure()
+        let activities = try await trio.registerActivities(for: adventure.id)
+        try await store.playNextTick(of: adventure.id) { _ in activities.map { update($0, tick: 1) } }
+
+        let fresh = Tokens.make(100)
+        let rotated = try await store.rotateToken(activityID: activities[0], newToken: fresh, by: trio.players[0].id)
+        #expect(rotated.token == fresh)
+        let history = try await tokenHistory(store, activities[0])
+        #expect(history.map(\.token) == [Tokens.make(0).hex, fresh.hex])
+        #expect(history.map(\.reason) == ["rotated", nil])
+
+        let claimed = try await store.claimOutbox(limit: 10)
+        #expect(claimed.count == 3)
+        let toFirst = try #require(claimed.first { $0.message.target == .liveActivity(activities[0]) })
+        #expect(toFirst.token == fresh)
+        #expect(!claimed.contains { $0.token == Tokens.make(0) })
+        try await store.recordDelivered(toFirst, apnsID: "apns-1")
+        #expect(try await store.pushLog(of: adventure.id).map(\.token) == [fresh])
+    }
+
+    @Test func rotatingToTheSameTokenOrRegisteringAgainChangesNothing() async throws {
+        let store = try ScratchDatabase().open()
+        let trio = try await Trio.make(in: store)
+        let adventure = try await trio.startAdventure()
+        let activities = try await trio.registerActivities(for: adventure.id)
+        try await trio.registerActivities(for: adventure.id)
+        try await store.rotateToken(activityID: activities[1], newToken: Tokens.make(1), by: trio.players[1].id)
+        #expect(try await tokenHistory(store, activities[1]).count == 1)
+        #expect(try await store.recipients(of: adventure.id).map(\.activityID) == activities.map(\.rawValue))
+
+        // The same registration with another token is a rotation.
+        let again = try await store.registerLiveActivity(
+            activityID: activities[1], player: trio.players[1].id, adventure: adventure.id, hero: "egghead",
+            token: Tokens.make(51), frequentUpdates: false, locale: "en")
+        #expect(again.token == Tokens.make(51))
+        #expect(try await tokenHistory(store, activities[1]).map(\.reason) == ["rotated", nil])
+    }
+
+    @Test func onlyTheOwnerOfAHeroInTheAdventureRegistersOrRotates() async throws {
+        let store = try ScratchDatabase().open()
+        let trio = try await Trio.make(in: store)
+        let adventure = try await trio.startAdventure()
+        let activities = try await trio.registerActivities(for: adventure.id)
+        await #expect(throws: StoreError.forbidden("hero 'egghead' is not yours in adventure \(adventure.id)")) {
+            try await store.registerLiveActivity(activityID: "mine", player: trio.players[0].id, adventure: adventure.id,
+                                                 hero: "egghead", token: Tokens.make(9), frequentUpdates: true, locale: "en")
+        }
+        await #expect(throws: StoreError.notFound("adventure", id: "nope")) {
+            try await store.registerLiveActivity(activityID: "mine", player: trio.players[0].id, adventure: "nope",
+                                                 hero: "power-panda", token: Tokens.make(9), frequentUpdates: true, locale: "en")
+        }
+        await #expect(throws: StoreError.forbidden("activity \(activities[0]) belongs to another player")) {
+            try await store.rotateToken(activityID: activities[0], newToken: Tokens.make(9), by: trio.players[1].id)
+        }
+        await #expect(throws: StoreError.notFound("activity", id: "ghost")) {
+            try await store.rotateToken(activityID: "ghost", newToken: Tokens.make(9), by: trio.players[1].id)
+        }
+        #expect(try await tokenHistory(store, activities[0]).count == 1)
+        #expect(try await tokenHistory(store, "mine").isEmpty)
+    }
+
+    @Test func aTokenMustBeHexOfASaneLength() throws {
+        #expect(try PushToken(hex: "ABCDEF0123456789ABCDEF0123456789").hex == "abcdef0123456789abcdef0123456789")
+        for bad in ["", "abc", "zz" + String(repeating: "0", count: 62), String(repeating: "a", count: 65),
+                    String(repeating: "ab", count: 257), "0x" + String(repeating: "0", count: 62), "é" + String(repeating: "0", count: 63)] {
+            #expect(throws: StoreError.self, "\(bad.prefix(20))…") { try PushToken(hex: bad) }
+        }
+    }
+
+    @Test func anActivityMarkedEndedReceivesNothingMore() async throws {
+        let store = try ScratchDatabase().open()
+        let trio = try await Trio.make(in: store)
+        let adventure = try await trio.startAdventure()
+        let activities = try await trio.registerActivities(for: adventure.id)
+        try await store.playNextTick(of: adventure.id) { _ in [update(activities[2], tick: 1, alert: true)] }
+        let marked = try await store.markActivity(activities[2], .dismissed, by: trio.players[2].id)
+        #expect(marked.status == .dismissed)
+        #expect(try await store.recipients(of: adventure.id).map(\.activityID) == activities.prefix(2).map(\.rawValue))
+        #expect(try await store.claimOutbox(limit: 10).isEmpty)
+        let entry = try #require(try await store.outbox(of: adventure.id).first)
+        #expect(entry.state == .dropped)
+        #expect(entry.outcome == "the activity is dismissed")
+        await #expect(throws: StoreError.invalid("an activity can be marked ended or dismissed, not active")) {
+            try await store.markActivity(activities[2], .active, by: trio.players[2].id)
+        }
+    }
+
+    @Test func aDevicesPushToStartTokenIsReplacedAndBelongsToOnePlayer() async throws {
+        let store = try ScratchDatabase().open()
+        let trio = try await Trio.make(in: store)
+        let ana = trio.players[0].id
+        try await store.registerPushToStartToken(deviceID: "phone-a", player: ana, token: Tokens.make(1), locale: "vi")
+        let device = try await store.registerPushToStartToken(deviceID: "phone-a", player: ana, token: Tokens.make(2),
+                                                              locale: "vi")
+        #expect(device.pushToStartToken == Tokens.make(2))
+        await #expect(throws: StoreError.forbidden("device phone-a belongs to another player")) {
+            try await store.registerPushToStartToken(deviceID: "phone-a", player: trio.players[1].id,
+                                                     token: Tokens.make(3), locale: "en")
+        }
+        await #expect(throws: StoreError.self) {
+            try await store.registerPushToStartToken(deviceID: "phone-b", player: ana, token: Tokens.make(3),
+                                                     locale: "en'; DROP TABLE device; --")
+        }
+        let devices = try await store.pushToStartDevices(of: trio.roster)
+        #expect(devices == [PushToStartDevice(device: "phone-a",
+                                              recipient: .init(player: ana, hero: "power-panda", language: "vi"))])
+    }
+
+    @Test func anEndedAdventureTakesNoNewActivityButItsActivitiesMayStillRotate() async throws {
+        let store = try ScratchDatabase().open()
+        let trio = try await Trio.make(in: store)
+        let adventure = try await trio.startAdventure()
+        let activities = try await trio.registerActivities(for: adventure.id)
+        try await store.endAdventureRequested(adventure.id)
+        try await store.playNextTick(of: adventure.id)
+        await #expect(throws: StoreError.conflict("adventure \(adventure.id) has ended; no new activity can follow it")) {
+            try await store.registerLiveActivity(activityID: "late", player: trio.players[0].id, adventure: adventure.id,
+                                                 hero: "power-panda", token: Tokens.make(60), frequentUpdates: false,
+                                                 locale: "en")
+        }
+        // The end push is still to come: the activity must stay reachable.
+        try await store.rotateToken(activityID: activities[0], newToken: Tokens.make(61), by: trio.players[0].id)
+        #expect(try await store.recipients(of: adventure.id).count == 3)
+    }
+}
