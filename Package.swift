@@ -18,6 +18,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // The pure, deterministic game: no I/O, no clock, no global randomness.
@@ -71,6 +74,17 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // HTTP routes, auth, the Ticker and Dispatcher services, configuration, wiring.
+        .target(
+            name: "Server",
+            dependencies: [
+                "Game", "Catalog", "Wire", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Store",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            resources: [.copy("openapi.yaml")]
+        ),
         .executableTarget(
             name: "rangers",
             dependencies: [
@@ -78,6 +92,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(name: "APNsBench", dependencies: ["APNs", "APNsCurl"], path: "Benchmarks/APNsBench"),
         .executableTarget(
             name: "SimulationBench",
             dependencies: ["Game", "Catalog"],
@@ -90,11 +105,12 @@ let package = Package(
             name: "APNsTests",
             dependencies: ["APNs", .product(name: "MetricsTestKit", package: "swift-metrics")]
         ),
-        .testTarget(name: "APNsCurlTests", dependencies: ["APNsCurl", "APNsSimulator"]),
+        .testTarget(name: "APNsCurlTests", dependencies: ["APNs", "APNsCurl", "APNsSimulator"]),
         .testTarget(
             name: "APNsSimulatorTests",
             dependencies: [
-                "APNsSimulator",
+                "APNsSimulator", "APNs",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -103,6 +119,13 @@ let package = Package(
             ]
         ),
         .testTarget(name: "StoreTests", dependencies: ["Store"]),
+        .testTarget(
+            name: "ServerTests",
+            dependencies: [
+                "Server", "APNsSimulator",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
         .testTarget(name: "PushPolicyTests", dependencies: ["PushPolicy", "Catalog"], exclude: ["Golden"]),
         .testTarget(name: "RangersTests", dependencies: ["rangers"]),
     ],

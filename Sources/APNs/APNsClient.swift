@@ -85,7 +85,7 @@ public final class APNsClient: Sendable {
     /// `CancellationError`. Everything APNs or the network says is in the delivery.
     public func send(_ request: APNsRequest) async throws -> APNsDelivery {
         try request.validate()
-        let apnsID = request.apnsID ?? UUID()
+        let apnsID = request.apnsID ?? Self.randomUUID()
         var attempts = 0
         var refreshedToken = false
         var token = await tokens.token()
@@ -127,6 +127,19 @@ public final class APNsClient: Sendable {
     }
 
     public func shutdown() async { await transport.shutdown() }
+
+    /// A version 4 UUID from two draws of the system generator: `UUID()` opens
+    /// /dev/urandom on every call on Linux, a measurable share of a push's cost.
+    static func randomUUID() -> UUID {
+        var generator = SystemRandomNumberGenerator()
+        let high = generator.next(), low = generator.next()
+        var bytes = (0..<8).map { UInt8(truncatingIfNeeded: high >> (8 * $0)) }
+            + (0..<8).map { UInt8(truncatingIfNeeded: low >> (8 * $0)) }
+        bytes[6] = bytes[6] & 0x0F | 0x40  // version 4
+        bytes[8] = bytes[8] & 0x3F | 0x80  // RFC 4122 variant
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    }
 
     func httpRequest(_ request: APNsRequest, apnsID: UUID, token: String) -> APNsHTTPRequest {
         var headers: [(name: String, value: String)] = [

@@ -4,19 +4,23 @@ import Foundation
 import PushPolicy
 
 @main
-struct Rangers: ParsableCommand {
+struct Rangers: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rangers",
         abstract: "Emoji Rangers: party adventures on the iPhone Lock Screen.",
-        subcommands: [ContentCommand.self, SimulateCommand.self]
+        subcommands: [ContentCommand.self, SimulateCommand.self, PushCommand.self, APNsSimCommand.self]
     )
 
     /// Usage mistakes (a bad flag, an unknown hero, a malformed file) exit with 2
     /// and one clear line; a failed check exits with 1.
-    static func main() {
+    static func main() async {
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
         } catch let error as UsageError {
             FileHandle.standardError.write(Data("rangers: \(error.message)\n".utf8))
             Foundation.exit(2)

@@ -194,3 +194,13 @@ import Testing
         #expect("\(key)".contains("<redacted>"))
     }
 }
+
+@Test func generatedAPNsIDsAreVersion4UUIDs() {
+    let ids = (0..<100).map { _ in APNsClient.randomUUID() }
+    #expect(Set(ids).count == 100)
+    for id in ids {
+        let text = id.uuidString.lowercased()
+        #expect(Array(text)[14] == "4", "\(text)")
+        #expect("89ab".contains(Array(text)[19]), "\(text)")
+    }
+}

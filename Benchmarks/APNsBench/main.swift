@@ -1,0 +1,184 @@
+// APNs sender benchmark: sends N Live Activity pushes through `APNsClient` and
+// `CurlHTTP2Transport` to a local HTTP/2 + TLS endpoint and prints, per number
+// of connections, pushes per second, p50/p99 latency and the CPU time this
+// process spent per 10,000 pushes (the endpoint's CPU is not counted when it
+// runs in its own process).
+//
+//   bash Benchmarks/apns-bench.sh                      # against a local nginx sink
+//   swift run -c release APNsBench --url https://127.0.0.1:2197 --ca-file sim-cert.pem \
+//       [--pushes 50000] [--connections 1,4] [--streams 100] [--in-flight N]
+//       [--key-file key.p8 --key-id ID --team-id ID]   # a key the endpoint trusts
+//
+// Without --key-file a fresh key signs the provider tokens (fine for a sink that
+// does not check them).
+import APNs
+import APNsCurl
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct Options {
+    var url = ""
+    var caFile: URL?
+    var pushes = 50_000
+    var connections = [1, 4]
+    var streams = 100
+    var inFlight: Int?
+    var keyFile: String?
+    var keyID = "BENCHKEY01"
+    var teamID = "BENCHTEAM1"
+
+    static func parse(_ arguments: [String]) throws -> Options {
+        var options = Options()
+        var index = 1
+        func value() throws -> String {
+            index += 1
+            guard index < arguments.count else { throw UsageError("\(arguments[index - 1]) needs a value") }
+            return arguments[index]
+        }
+        func number(_ text: String) throws -> Int {
+            guard let value = Int(text), value > 0 else { throw UsageError("'\(text)' is not a positive number") }
+            return value
+        }
+        while index < arguments.count {
+            switch arguments[index] {
+            case "--url": options.url = try value()
+            case "--ca-file": options.caFile = URL(fileURLWithPath: try value())
+            case "--pushes": options.pushes = try number(value())
+            case "--connections": options.connections = try value().split(separator: ",").map { try number(String($0)) }
+            case "--streams": options.streams = try number(value())
+            case "--in-flight": options.inFlight = try number(value())
+            case "--key-file": options.keyFile = try value()
+            case "--key-id": options.keyID = try value()
+            case "--team-id": options.teamID = try value()
+            default: throw UsageError("unknown argument \(arguments[index])")
+            }
+            index += 1
+        }
+        guard options.url.hasPrefix("https://") else { throw UsageError("--url https://host:port is required") }
+        guard !options.connections.isEmpty else { throw UsageError("--connections needs at least one number") }
+        return options
+    }
+}
+
+struct UsageError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+struct WorkerResult: Sendable {
+    var latencies: [Double] = []
+    var failures = 0
+    var firstFailure: String?
+}
+
+func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
+let bundleID = "com.example.apple-samplecode.Emoji-Rangers"
+let payload = Data(#"""
+{"aps":{"timestamp":1700000000,"event":"update","content-state":{"currentHealthLevel":0.42,"eventDescription":"Power Panda used a potion!"},"stale-date":1700000060,"relevance-score":50}}
+"""#.utf8)
+
+/// Made once: formatting a token per push would be the benchmark measuring itself.
+let deviceTokens = (0..<1024).map { String(format: "%064x", $0 * 7919) }
+
+/// Sends `count` pushes from `workers` tasks at once, each timing its own pushes.
+func sendPushes(_ count: Int, workers: Int, client: APNsClient) async -> WorkerResult {
+    await withTaskGroup(of: WorkerResult.self) { group in
+        for worker in 0..<min(workers, count) {
+            group.addTask {
+                var result = WorkerResult()
+                result.latencies.reserveCapacity(count / workers + 1)
+                for index in stride(from: worker, to: count, by: workers) {
+                    let token = deviceTokens[index % deviceTokens.count]
+                    let request = APNsRequest.liveActivity(deviceToken: token, bundleID: bundleID, priority: 5, payload: payload)
+                    let started = ContinuousClock.now
+                    let outcome = try? await client.send(request).outcome
+                    let elapsed = ContinuousClock.now - started
+                    if case .delivered = outcome {
+                        result.latencies.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1e3)
+                    } else {
+                        result.failures += 1
+                        if result.firstFailure == nil { result.firstFailure = outcome.map { "\($0)" } ?? "cancelled" }
+                    }
+                }
+                return result
+            }
+        }
+        var total = WorkerResult()
+        for await result in group {
+            total.latencies += result.latencies
+            total.failures += result.failures
+            total.firstFailure = total.firstFailure ?? result.firstFailure
+        }
+        return total
+    }
+}
+
+func percentile(_ sorted: [Double], _ fraction: Double) -> Double {
+    sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]
+}
+
+let options: Options
+let key: APNsSigningKey
+do {
+    options = try Options.parse(CommandLine.arguments)
+    if let keyFile = options.keyFile {
+        key = try APNsSigningKey(contentsOf: URL(fileURLWithPath: keyFile), keyID: options.keyID, teamID: options.teamID)
+    } else {
+        key = APNsSigningKey.generate(keyID: options.keyID, teamID: options.teamID).key
+    }
+} catch {
+    FileHandle.standardError.write(Data("APNsBench: \(error)\n".utf8))
+    exit(2)
+}
+
+print("libcurl \(CurlLibrary.version), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(options.pushes) pushes per row, endpoint \(options.url)")
+print("connections  streams  in-flight   pushes/s   p50 ms   p99 ms   CPU s/10k  opened  failed")
+var failedRows = 0
+for connections in options.connections {
+    let inFlight = options.inFlight ?? connections * options.streams
+    let configuration = CurlTransportConfiguration(
+        maximumConnectionsPerHost: connections, maximumConcurrentStreamsPerConnection: options.streams,
+        maximumRequestsInFlight: inFlight, caFile: options.caFile)
+    let transport: CurlHTTP2Transport
+    do {
+        transport = try CurlHTTP2Transport(configuration: configuration)
+    } catch {
+        FileHandle.standardError.write(Data("APNsBench: \(error)\n".utf8))
+        exit(2)
+    }
+    // No retries: a failure should show as one, not as latency.
+    let client = APNsClient(environment: .custom(options.url), key: key, transport: transport,
+                            retry: APNsRetryPolicy(maximumAttempts: 1))
+    // Warm-up opens the connections and fills libcurl's caches outside the measurement.
+    let warmup = await sendPushes(min(options.pushes, 2_000), workers: inFlight, client: client)
+    if warmup.failures > 0 {
+        FileHandle.standardError.write(Data("APNsBench: warm-up failed: \(warmup.firstFailure ?? "?")\n".utf8))
+        exit(1)
+    }
+    let cpuBefore = cpuSeconds()
+    let started = ContinuousClock.now
+    let result = await sendPushes(options.pushes, workers: inFlight, client: client)
+    let elapsed = ContinuousClock.now - started
+    let cpu = cpuSeconds() - cpuBefore
+    await client.shutdown()
+
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    let sorted = result.latencies.sorted()
+    print(String(format: "%11d  %7d  %9d  %9.0f  %7.2f  %7.2f  %10.3f  %6d  %6d", connections, options.streams, inFlight,
+                 Double(options.pushes) / seconds, percentile(sorted, 0.5), percentile(sorted, 0.99),
+                 cpu / Double(options.pushes) * 10_000, transport.connectionsOpened, result.failures))
+    if let failure = result.firstFailure {
+        print("  first failure: \(failure)")
+        failedRows += 1
+    }
+}
+exit(failedRows == 0 ? 0 : 1)

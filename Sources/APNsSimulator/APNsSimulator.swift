@@ -1,0 +1,283 @@
+import APNs
+import Foundation
+import Logging
+import NIOCore
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+
+/// A local APNs: HTTP/2 over TLS, checking requests as Apple does (`PushRequestChecks`),
+/// answering with Apple's statuses and reasons, recording every push, injecting faults.
+public final class APNsSimulator: Sendable {
+    public let host: String
+    public let port: Int
+    /// The self-signed certificate (PEM) to give a client as its CA file.
+    public let certificateFile: URL
+    /// The certificate's private key (PEM), next to it.
+    public let certificateKeyFile: URL
+
+    private let core: SimulatorCore
+    private let serverChannel: Channel
+    /// A temporary directory the simulator made for itself, removed at shutdown.
+    private let temporaryDirectory: URL?
+    private let connections: LockedValue<[ObjectIdentifier: OpenConnection]>
+
+    /// A live connection, reachable from any thread through its event loop.
+    private struct OpenConnection: Sendable {
+        var channel: Channel
+        var connection: NIOLoopBound<SimulatorConnection>
+    }
+
+    /// `https://<host>:<port>`, what a client takes as its APNs base URL.
+    public var baseURL: String { "https://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
+
+    private init(host: String, port: Int, certificateFile: URL, certificateKeyFile: URL, temporaryDirectory: URL?,
+                 core: SimulatorCore, serverChannel: Channel, connections: LockedValue<[ObjectIdentifier: OpenConnection]>) {
+        self.host = host
+        self.port = port
+        self.certificateFile = certificateFile
+        self.certificateKeyFile = certificateKeyFile
+        self.temporaryDirectory = temporaryDirectory
+        self.core = core
+        self.serverChannel = serverChannel
+        self.connections = connections
+    }
+
+    public static func start(_ configuration: APNsSimulatorConfiguration = .init(),
+                             logger: Logger = Logger(label: "rangers.apns-sim")) async throws -> APNsSimulator {
+        guard (0...65535).contains(configuration.port) else {
+            throw APNsSimulatorError.invalidConfiguration("port \(configuration.port) is not in 0…65535")
+        }
+        guard configuration.recordLimit >= 1 else { throw APNsSimulatorError.invalidConfiguration("recordLimit must be at least 1") }
+        guard (1...Int(Int32.max)).contains(configuration.maximumConcurrentStreams) else {
+            throw APNsSimulatorError.invalidConfiguration("maximumConcurrentStreams must be at least 1")
+        }
+        let identity = try SelfSignedCertificate(host: configuration.host, now: configuration.now())
+        let directory = configuration.certificateDirectory
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("apns-sim-\(UUID().uuidString.lowercased())")
+        let (certificateFile, keyFile) = try writeIdentity(identity, to: directory)
+
+        var tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: [.certificate(try NIOSSLCertificate(bytes: Array(identity.certificatePEM.utf8), format: .pem))],
+            privateKey: .privateKey(try NIOSSLPrivateKey(bytes: Array(identity.privateKeyPEM.utf8), format: .pem)))
+        tls.minimumTLSVersion = .tlsv12
+        tls.applicationProtocols = ["h2"]
+        // A local peer that has not answered close_notify within a second is not going to.
+        tls.shutdownTimeout = .seconds(1)
+        let sslContext = try NIOSSLContext(configuration: tls)
+
+        let core = SimulatorCore(configuration: configuration, logger: logger)
+        let connections = LockedValue<[ObjectIdentifier: OpenConnection]>([:])
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let connection = try configurePipeline(channel, sslContext: sslContext, core: core)
+                    let key = ObjectIdentifier(connection)
+                    let open = OpenConnection(channel: channel, connection: NIOLoopBound(connection, eventLoop: channel.eventLoop))
+                    connections.withLock { $0[key] = open }
+                    channel.closeFuture.whenComplete { _ in _ = connections.withLock { $0.removeValue(forKey: key) } }
+                }
+            }
+        let serverChannel: Channel
+        do {
+            serverChannel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
+        } catch {
+            if configuration.certificateDirectory == nil { try? FileManager.default.removeItem(at: directory) }
+            throw APNsSimulatorError.cannotListen("\(configuration.host):\(configuration.port): \(error)")
+        }
+        let port = serverChannel.localAddress?.port ?? configuration.port
+        logger.info("APNs simulator listening", metadata: ["address": "\(configuration.host):\(port)"])
+        return APNsSimulator(host: configuration.host, port: port, certificateFile: certificateFile, certificateKeyFile: keyFile,
+                             temporaryDirectory: configuration.certificateDirectory == nil ? directory : nil,
+                             core: core, serverChannel: serverChannel, connections: connections)
+    }
+
+    private static func configurePipeline(_ channel: Channel, sslContext: NIOSSLContext, core: SimulatorCore) throws -> SimulatorConnection {
+        let connection = SimulatorConnection(channel: channel, core: core)
+        let bound = NIOLoopBound(connection, eventLoop: channel.eventLoop)
+        var settings = nioDefaultSettings.filter { $0.parameter != .maxConcurrentStreams }
+        settings.append(HTTP2Setting(parameter: .maxConcurrentStreams, value: core.configuration.maximumConcurrentStreams))
+        var connectionConfiguration = NIOHTTP2Handler.ConnectionConfiguration()
+        connectionConfiguration.initialSettings = settings
+        // Room for every allowed stream's full payload at once, so flow control never
+        // throttles a client that multiplexes as APNs permits.
+        connectionConfiguration.targetWindowSize = min(core.configuration.maximumConcurrentStreams * 8192, Int(Int32.max))
+
+        // libcurl 7.88 resets every stream it has finished (its http2.c marks a closed
+        // stream open again); RFC 9113 §5.1 says to ignore a reset of a just-closed
+        // stream, so the simulator must not count them as an attack.
+        var streamConfiguration = NIOHTTP2Handler.StreamConfiguration()
+        streamConfiguration.streamResetFrameRateLimit.maximumCount = Int(Int32.max)
+
+        let pipeline = channel.pipeline.syncOperations
+        try pipeline.addHandler(SocketSideMarker())
+        try pipeline.addHandler(NIOSSLServerHandler(context: sslContext))
+        _ = try pipeline.configureHTTP2Pipeline(
+            mode: .server, connectionConfiguration: connectionConfiguration, streamConfiguration: streamConfiguration
+        ) { stream in
+            do {
+                let streamID = try stream.syncOptions!.getOption(HTTP2StreamChannelOptions.streamID)
+                let connection = bound.value
+                connection.streamOpened(streamID)
+                stream.closeFuture.assumeIsolated().whenComplete { _ in connection.streamClosed() }
+                try stream.pipeline.syncOperations.addHandler(PushStreamHandler(connection: connection, streamID: Int(streamID)))
+                return stream.eventLoop.makeSucceededVoidFuture()
+            } catch {
+                return stream.eventLoop.makeFailedFuture(error)
+            }
+        }
+        try pipeline.addHandler(ConnectionEventsHandler(connection: connection))
+        return connection
+    }
+
+    private static func writeIdentity(_ identity: SelfSignedCertificate, to directory: URL) throws -> (certificate: URL, key: URL) {
+        let certificateFile = directory.appendingPathComponent("cert.pem")
+        let keyFile = directory.appendingPathComponent("key.pem")
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try Data(identity.certificatePEM.utf8).write(to: certificateFile, options: .atomic)
+            // Created empty and private before the key goes in, so it is never world-readable.
+            guard FileManager.default.createFile(atPath: keyFile.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: keyFile.path])
+            }
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: keyFile.path)
+            let handle = try FileHandle(forWritingTo: keyFile)
+            defer { try? handle.close() }
+            try handle.truncate(atOffset: 0)
+            try handle.write(contentsOf: Data(identity.privateKeyPEM.utf8))
+        } catch {
+            throw APNsSimulatorError.cannotWriteCertificate(directory.path, "\(error)")
+        }
+        return (certificateFile, keyFile)
+    }
+
+    // MARK: Provider keys
+
+    /// Trusts provider tokens signed by this key (`kid` = keyID, `iss` = teamID).
+    public func registerProviderKey(publicKeyPEM: String, keyID: String, teamID: String) throws(ProviderKeyRegistrationError) {
+        let key = try RegisteredProviderKey(publicKeyPEM: publicKeyPEM, keyID: keyID, teamID: teamID)
+        core.state.withLock { $0.rules.providerKeys[keyID] = key }
+    }
+
+    public func registerProviderKey(_ key: APNsSigningKey) throws(ProviderKeyRegistrationError) {
+        try registerProviderKey(publicKeyPEM: key.publicKeyPEM, keyID: key.keyID, teamID: key.teamID)
+    }
+
+    // MARK: Records
+
+    /// Accepted pushes in arrival order (the newest `recordLimit`).
+    public func accepted() -> [RecordedPush] { core.state.withLock { core.newest($0.accepted) } }
+    /// Refused pushes in arrival order (the newest `recordLimit`), faults included.
+    public func rejected() -> [RejectedPush] { core.state.withLock { core.newest($0.rejected) } }
+    public var acceptedCount: Int { core.state.withLock { $0.acceptedTotal } }
+    public var rejectedCount: Int { core.state.withLock { $0.rejectedTotal } }
+    /// TLS connections that completed a handshake so far (not cleared by `reset`).
+    public var connectionsAccepted: Int { core.state.withLock { $0.connectionsAccepted } }
+    /// The most streams in flight at once on any one connection.
+    public var maximumConcurrentStreamsSeen: Int { core.state.withLock { $0.maximumConcurrentStreamsSeen } }
+    /// Connections open right now.
+    public var openConnectionCount: Int { connections.withLock { $0.count } }
+
+    // MARK: Faults
+
+    /// From now on, pushes to this token get 410 Unregistered with `since` as timestamp.
+    public func markUnregistered(deviceToken: String, since: Date) {
+        core.state.withLock { $0.rules.unregisteredTokens[deviceToken.lowercased()] = since }
+    }
+
+    /// Answers the next `count` valid requests with `status` (default: the reason's) and `reason`.
+    public func failNext(_ count: Int, status: Int? = nil, reason: APNsReason) throws(APNsSimulatorError) {
+        guard count >= 0 else { throw .invalidFault("failNext needs a count of 0 or more, not \(count)") }
+        let failure = try Self.failure(status: status, reason: reason)
+        core.state.withLock { $0.faults.failNext = count > 0 ? (count, failure) : nil }
+    }
+
+    /// Answers a share (0…1) of valid requests with `status` and `reason`; which ones
+    /// follows from `seed`, so a run can be repeated exactly.
+    public func failShare(_ share: Double, status: Int? = nil, reason: APNsReason, seed: UInt64) throws(APNsSimulatorError) {
+        guard (0...1).contains(share) else { throw .invalidFault("failShare needs a share in 0…1, not \(share)") }
+        let failure = try Self.failure(status: status, reason: reason)
+        core.state.withLock { $0.faults.failShare = share > 0 ? (share, failure, SplitMix64(seed: seed)) : nil }
+    }
+
+    private static func failure(status: Int?, reason: APNsReason) throws(APNsSimulatorError) -> SimulatorFaults.Failure {
+        let status = status ?? reason.status
+        guard (400...599).contains(status) else { throw .invalidFault("an injected failure needs a 4xx or 5xx status, not \(status)") }
+        return SimulatorFaults.Failure(status: status, reason: reason)
+    }
+
+    /// Holds every answer back by `delay` (zero: answer at once).
+    public func delayResponses(by delay: Duration) throws(APNsSimulatorError) {
+        guard delay >= .zero else { throw .invalidFault("a response delay cannot be negative") }
+        core.state.withLock { $0.faults.delay = delay }
+    }
+
+    /// Sends GOAWAY on every open connection, with `{"reason": …}` as debug data when
+    /// given. Streams up to its lastStreamID are still answered; the client's newer
+    /// streams are refused. Each connection closes once its streams are done.
+    public func sendGoAway(reason: APNsReason?) async {
+        let debugData = reason.map { PushRejection($0).responseBody }
+        await forEachConnection { $0.sendGoAway(debugData: debugData) }
+    }
+
+    /// Resets every open connection at the TCP level, answers in flight or not.
+    public func dropConnections() async {
+        await forEachConnection { $0.abort() }
+    }
+
+    /// Forgets records, faults and unregistered tokens; keeps registered keys.
+    public func reset() {
+        core.state.withLock { state in
+            state.accepted = []
+            state.rejected = []
+            state.acceptedTotal = 0
+            state.rejectedTotal = 0
+            state.maximumConcurrentStreamsSeen = 0
+            state.faults = SimulatorFaults()
+            state.rules.unregisteredTokens = [:]
+        }
+    }
+
+    /// Stops listening, closes every connection, and removes the certificate
+    /// directory if the simulator made it up itself.
+    public func shutdown() async throws {
+        do {
+            try await serverChannel.close()
+        } catch ChannelError.alreadyClosed {
+            // Already shut down.
+        }
+        // All at once: each TLS close may wait (up to shutdownTimeout) for the peer's close_notify.
+        let closing = connections.withLock { $0.values.map { $0.channel.close(mode: .all) } }
+        for closed in closing {
+            try? await closed.get()
+        }
+        if let temporaryDirectory { try? FileManager.default.removeItem(at: temporaryDirectory) }
+    }
+
+    private func forEachConnection(_ action: @escaping @Sendable (SimulatorConnection) -> EventLoopFuture<Void>) async {
+        let open = connections.withLock { Array($0.values) }
+        for connection in open {
+            let done = connection.channel.eventLoop.flatSubmit { action(connection.connection.value) }
+            try? await done.get()
+        }
+    }
+}
+
+public enum APNsSimulatorError: Error, Hashable, Sendable, CustomStringConvertible {
+    case invalidConfiguration(String)
+    case invalidFault(String)
+    case cannotListen(String)
+    case cannotWriteCertificate(String, String)
+
+    public var description: String {
+        switch self {
+        case .invalidConfiguration(let detail): "invalid simulator configuration: \(detail)"
+        case .invalidFault(let detail): "invalid fault: \(detail)"
+        case .cannotListen(let detail): "cannot listen on \(detail)"
+        case .cannotWriteCertificate(let directory, let detail): "cannot write the certificate into \(directory): \(detail)"
+        }
+    }
+}

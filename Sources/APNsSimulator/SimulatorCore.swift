@@ -1,0 +1,117 @@
+import APNs
+import Foundation
+import Logging
+
+/// What one stream is answered.
+struct SimulatorResponse: Sendable {
+    var status: Int
+    var headers: [(name: String, value: String)]
+    var body: Data
+    var delay: Duration
+}
+
+/// Where a request came from, for the records.
+struct RequestOrigin: Sendable {
+    var connectionNumber: Int
+    var streamID: Int
+}
+
+/// The simulator's shared state and the step from a verdict to an answer: faults,
+/// records, response headers. Everything mutable sits behind one lock; the checks
+/// themselves (the slow part: signature verification) run outside it.
+final class SimulatorCore: Sendable {
+    struct State {
+        var rules: PushRequestRules
+        var faults = SimulatorFaults()
+        var accepted: [RecordedPush] = []
+        var rejected: [RejectedPush] = []
+        var acceptedTotal = 0
+        var rejectedTotal = 0
+        var connectionsAccepted = 0
+        var maximumConcurrentStreamsSeen = 0
+    }
+
+    let configuration: APNsSimulatorConfiguration
+    let state: LockedValue<State>
+    let logger: Logger
+
+    init(configuration: APNsSimulatorConfiguration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        state = LockedValue(State(rules: PushRequestRules(bundleIDs: configuration.bundleIDs)))
+    }
+
+    /// A number for a connection whose TLS handshake just completed.
+    func connectionOpened() -> Int {
+        state.withLock { state in
+            state.connectionsAccepted += 1
+            return state.connectionsAccepted
+        }
+    }
+
+    func streamsInFlight(_ count: Int) {
+        state.withLock { $0.maximumConcurrentStreamsSeen = max($0.maximumConcurrentStreamsSeen, count) }
+    }
+
+    func respond(to request: IncomingPushRequest, connection: inout ConnectionTokenState, origin: RequestOrigin) -> SimulatorResponse {
+        let now = configuration.now()
+        let rules = state.withLock { $0.rules }
+        let verdict = PushRequestChecks.verdict(for: request, rules: rules, connection: &connection, now: now)
+        let apnsID = request.header("apns-id").flatMap { PushRequestChecks.isCanonicalUUID($0) ? $0 : nil }
+            ?? UUID().uuidString.lowercased()
+
+        return state.withLock { state in
+            var outcome: PushRejection?
+            var injected = false
+            switch verdict {
+            case .rejected(let rejection):
+                outcome = rejection
+            case .accepted(let push):
+                outcome = state.faults.nextInjectedFailure()
+                injected = outcome != nil
+                if outcome == nil {
+                    return accept(push, request: request, apnsID: apnsID, origin: origin, now: now, state: &state)
+                }
+            }
+            let rejection = outcome!
+            state.rejectedTotal += 1
+            append(RejectedPush(method: request.method, path: request.path, headers: request.headers,
+                                deviceToken: request.pathDeviceToken, payload: request.body, apnsID: apnsID,
+                                connectionNumber: origin.connectionNumber, streamID: origin.streamID, receivedAt: now,
+                                status: rejection.status, reason: rejection.reason, detail: rejection.detail, injected: injected),
+                   to: &state.rejected)
+            logger.debug("rejected a push", metadata: [
+                "status": "\(rejection.status)", "reason": "\(rejection.reason)", "injected": "\(injected)",
+                "connection": "\(origin.connectionNumber)", "stream": "\(origin.streamID)",
+            ])
+            return SimulatorResponse(status: rejection.status,
+                                     headers: [("apns-id", apnsID), ("content-type", "application/json")],
+                                     body: rejection.responseBody, delay: state.faults.delay)
+        }
+    }
+
+    private func accept(_ push: ValidPush, request: IncomingPushRequest, apnsID: String, origin: RequestOrigin, now: Date,
+                        state: inout State) -> SimulatorResponse {
+        let uniqueID = configuration.sandbox ? UUID().uuidString.lowercased() : nil
+        state.acceptedTotal += 1
+        append(RecordedPush(headers: request.headers, deviceToken: push.deviceToken, pushType: push.pushType, topic: push.topic,
+                            bundleID: push.bundleID, priority: push.priority, expiration: push.expiration, apnsID: apnsID,
+                            uniqueID: uniqueID, collapseID: push.collapseID, payload: request.body,
+                            connectionNumber: origin.connectionNumber, streamID: origin.streamID, receivedAt: now),
+               to: &state.accepted)
+        var headers = [(name: "apns-id", value: apnsID)]
+        if let uniqueID { headers.append(("apns-unique-id", uniqueID)) }
+        return SimulatorResponse(status: 200, headers: headers, body: Data(), delay: state.faults.delay)
+    }
+
+    /// Keeps the newest `recordLimit`, trimming in batches so appends stay cheap.
+    private func append<Record>(_ record: Record, to records: inout [Record]) {
+        records.append(record)
+        let limit = max(configuration.recordLimit, 1)
+        if records.count >= limit + limit / 2 + 1 { records.removeFirst(records.count - limit) }
+    }
+
+    func newest<Record>(_ records: [Record]) -> [Record] {
+        Array(records.suffix(max(configuration.recordLimit, 1)))
+    }
+}

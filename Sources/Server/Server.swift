@@ -1,0 +1,1 @@
+// The server: see README "Modules".

@@ -1,0 +1,243 @@
+import APNs
+import APNsCurl
+import ArgumentParser
+import Foundation
+
+/// `rangers push`: one push from the terminal, like the talk's curl example,
+/// through the server's own APNs module.
+struct PushCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "push",
+        abstract: "Send one push to APNs (or to `rangers apns-sim`) and print the answer.",
+        discussion: """
+            Exit status: 0 delivered, 1 refused by APNs or unreachable, 2 a mistake found before \
+            sending (missing or unreadable key, a token that is not hex, a payload over the limit).
+            """
+    )
+
+    @Option(help: "The device token (hex): a Live Activity push token, push-to-start token, PTT or device token.")
+    var token: String
+
+    @Option(help: "The app's bundle id; the topic is derived from it and the push type.")
+    var bundleID: String = "com.example.apple-samplecode.Emoji-Rangers"
+
+    @Option(help: "liveactivity, pushtotalk or alert.")
+    var pushType: PushKind = .liveactivity
+
+    @Option(help: "Live Activity event: start, update or end.")
+    var event: LiveActivityEvent = .update
+
+    @Option(help: "5 or 10 (Push To Talk is always 10).")
+    var priority: Int = 10
+
+    @Option(help: "apns-expiration, unix seconds (0: deliver now or never).")
+    var expiration: Int?
+
+    @Option(help: "The content state as JSON, or @file.")
+    var contentState: String?
+
+    @Option(help: "With --event start: the attributes as JSON, or @file.")
+    var attributes: String?
+
+    @Option(help: "With --event start: the attributes' Swift type name.")
+    var attributesType: String = "AdventureAttributes"
+
+    @Option(help: "aps timestamp, unix seconds (default: now).")
+    var timestamp: Int?
+
+    @Option(help: "Unix seconds after which the UI shows the content as outdated.")
+    var staleDate: Int?
+
+    @Option(help: "With --event end: unix seconds when the activity leaves the Lock Screen.")
+    var dismissalDate: Int?
+
+    @Option(help: "Higher sorts first on the Lock Screen.")
+    var relevanceScore: Double?
+
+    @Option(help: "Alert title: a key of the app's string catalog.")
+    var alertTitleKey: String?
+
+    @Option(help: "Alert body: a key of the app's string catalog.")
+    var alertBodyKey: String?
+
+    @Option(help: "An argument for the alert's %@ placeholders (repeat for more; used by title and body).")
+    var alertArgs: [String] = []
+
+    @Option(help: "Alert sound: a file in the app bundle, e.g. HeroDown.caf.")
+    var sound: String?
+
+    @Option(help: "The whole payload as JSON, or @file (for pushtotalk and alert; replaces the options above).")
+    var payload: String?
+
+    @OptionGroup var connection: APNsConnectionOptions
+
+    enum PushKind: String, ExpressibleByArgument, CaseIterable {
+        case liveactivity, pushtotalk, alert
+    }
+
+    enum LiveActivityEvent: String, ExpressibleByArgument, CaseIterable {
+        case start, update, end
+    }
+
+    func run() async throws {
+        let body = try makePayload()
+        let request: APNsRequest = switch pushType {
+        case .liveactivity:
+            .liveActivity(deviceToken: token, bundleID: bundleID, priority: priority, expiration: expiration, payload: body)
+        case .pushtotalk:
+            .pushToTalk(deviceToken: token, bundleID: bundleID, payload: body)
+        case .alert:
+            .alert(deviceToken: token, bundleID: bundleID, priority: priority, expiration: expiration, payload: body)
+        }
+        do {
+            try request.validate()
+        } catch {
+            throw UsageError(error.description)
+        }
+        let client = try connection.client()
+        let delivery: APNsDelivery
+        do {
+            delivery = try await client.send(request)
+        } catch {
+            await client.shutdown()
+            throw UsageError("\(error)")
+        }
+        await client.shutdown()
+
+        let response = delivery.response
+        print("status: \(response.map { String($0.status) } ?? "no answer")")
+        if let id = response?.apnsID { print("apns-id: \(id)") }
+        if let id = response?.uniqueID { print("apns-unique-id: \(id)") }
+        switch delivery.outcome {
+        case .delivered:
+            return
+        case .tokenNoLongerValid(let reason, let since):
+            print("reason: \(reason)" + (since.map { " (token invalid since \(ISO8601DateFormatter().string(from: $0)))" } ?? ""))
+        case .retryLater(let reason), .rejected(let reason):
+            print("reason: \(reason)")
+        }
+        if delivery.attempts > 1 { print("attempts: \(delivery.attempts)") }
+        throw ExitCode(1)
+    }
+
+    private func makePayload() throws -> Data {
+        if let payload { return try JSONArgument.data(payload, name: "--payload") }
+        guard pushType == .liveactivity else {
+            throw UsageError("--payload is required for \(pushType.rawValue) pushes")
+        }
+        var aps: [String: Any] = [
+            "event": event.rawValue,
+            "timestamp": timestamp ?? Int(Date().timeIntervalSince1970),
+            "content-state": try contentState.map { try JSONArgument.object($0, name: "--content-state") } ?? [:],
+        ]
+        if let staleDate { aps["stale-date"] = staleDate }
+        if let relevanceScore { aps["relevance-score"] = relevanceScore }
+        if let dismissalDate {
+            guard event == .end else { throw UsageError("--dismissal-date goes with --event end") }
+            aps["dismissal-date"] = dismissalDate
+        }
+        if alertTitleKey != nil || alertBodyKey != nil || sound != nil {
+            var alert: [String: Any] = [:]
+            func localized(_ key: String) -> [String: Any] {
+                alertArgs.isEmpty ? ["loc-key": key] : ["loc-key": key, "loc-args": alertArgs]
+            }
+            if let alertTitleKey { alert["title"] = localized(alertTitleKey) }
+            if let alertBodyKey { alert["body"] = localized(alertBodyKey) }
+            if let sound { alert["sound"] = sound }
+            aps["alert"] = alert
+        }
+        if event == .start {
+            guard let attributes else { throw UsageError("--event start needs --attributes (push-to-start)") }
+            guard aps["alert"] != nil else { throw UsageError("--event start needs an alert (--alert-title-key …)") }
+            aps["attributes-type"] = attributesType
+            aps["attributes"] = try JSONArgument.object(attributes, name: "--attributes")
+            aps["input-push-token"] = 1
+        }
+        return try JSONSerialization.data(withJSONObject: ["aps": aps], options: [.sortedKeys, .withoutEscapingSlashes])
+    }
+}
+
+/// How to reach APNs and sign for it, shared by the commands that send.
+struct APNsConnectionOptions: ParsableArguments {
+    @Option(help: "The .p8 key file (or $APNS_KEY_FILE).")
+    var keyFile: String?
+
+    @Option(help: "The key's id (or $APNS_KEY_ID).")
+    var keyID: String?
+
+    @Option(help: "The team id (or $APNS_TEAM_ID).")
+    var teamID: String?
+
+    @Option(help: "sandbox or production.")
+    var environment: String = "sandbox"
+
+    @Option(help: "Any APNs base URL instead, e.g. https://127.0.0.1:2197 for `rangers apns-sim`.")
+    var apnsURL: String?
+
+    @Option(help: "A PEM file of certificates to trust besides the system's (for a private or test endpoint).")
+    var caFile: String?
+
+    func client() throws -> APNsClient {
+        let env = ProcessInfo.processInfo.environment
+        guard let keyFile = keyFile ?? env["APNS_KEY_FILE"] else {
+            throw UsageError("no key: pass --key-file or set APNS_KEY_FILE")
+        }
+        guard let keyID = keyID ?? env["APNS_KEY_ID"] else { throw UsageError("no key id: pass --key-id or set APNS_KEY_ID") }
+        guard let teamID = teamID ?? env["APNS_TEAM_ID"] else {
+            throw UsageError("no team id: pass --team-id or set APNS_TEAM_ID")
+        }
+        let key: APNsSigningKey
+        do {
+            key = try APNsSigningKey(contentsOf: URL(fileURLWithPath: keyFile), keyID: keyID, teamID: teamID)
+        } catch {
+            throw UsageError("\(error)")
+        }
+        let target: APNsEnvironment
+        if let apnsURL {
+            guard let url = URL(string: apnsURL), url.scheme == "https", url.host != nil else {
+                throw UsageError("--apns-url must be an https URL, e.g. https://127.0.0.1:2197")
+            }
+            target = .custom(apnsURL)
+        } else {
+            switch environment {
+            case "sandbox": target = .sandbox
+            case "production": target = .production
+            default: throw UsageError("--environment must be sandbox or production")
+            }
+        }
+        if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
+            throw UsageError("cannot read the CA file \(caFile)")
+        }
+        let transport: CurlHTTP2Transport
+        do {
+            transport = try CurlHTTP2Transport(configuration: CurlTransportConfiguration(caFile: caFile.map { URL(fileURLWithPath: $0) }))
+        } catch {
+            throw UsageError("\(error)")
+        }
+        return APNsClient(environment: target, key: key, transport: transport)
+    }
+}
+
+enum JSONArgument {
+    /// A JSON text, or `@path` to read it from a file.
+    static func data(_ argument: String, name: String) throws -> Data {
+        let data: Data
+        if argument.hasPrefix("@") {
+            let path = String(argument.dropFirst())
+            guard let contents = FileManager.default.contents(atPath: path) else {
+                throw UsageError("\(name): cannot read \(path)")
+            }
+            data = contents
+        } else {
+            data = Data(argument.utf8)
+        }
+        guard (try? JSONSerialization.jsonObject(with: data)) is [String: Any] else {
+            throw UsageError("\(name) is not a JSON object")
+        }
+        return data
+    }
+
+    static func object(_ argument: String, name: String) throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: data(argument, name: name)) as! [String: Any]
+    }
+}

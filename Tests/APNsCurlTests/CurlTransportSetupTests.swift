@@ -1,0 +1,95 @@
+import APNs
+@testable import APNsCurl
+import Foundation
+import Testing
+
+@Suite struct CurlTransportSetupTests {
+    @Test func linkedLibcurlSpeaksHTTP2() throws {
+        #expect(CurlLibrary.supportsHTTP2)
+        #expect(CurlLibrary.version.split(separator: ".").count == 3)
+        _ = try CurlHTTP2Transport()
+    }
+
+    @Test func libcurlWithoutHTTP2IsRefusedWithAClearMessage() {
+        #expect(throws: CurlTransportSetupError.libcurlWithoutHTTP2(version: "7.29.0")) {
+            try CurlLibrary.requireHTTP2(version: "7.29.0", supportsHTTP2: false)
+        }
+        let message = CurlTransportSetupError.libcurlWithoutHTTP2(version: "7.29.0").description
+        #expect(message.contains("libcurl 7.29.0 was built without HTTP/2"))
+        #expect(message.contains("install libcurl4-openssl-dev"))
+    }
+
+    @Test(arguments: [
+        CurlTransportConfiguration(maximumConnectionsPerHost: 0),
+        CurlTransportConfiguration(maximumConcurrentStreamsPerConnection: 0),
+        CurlTransportConfiguration(maximumRequestsInFlight: -3),
+        CurlTransportConfiguration(connectTimeout: .zero),
+        CurlTransportConfiguration(requestTimeout: .seconds(-1)),
+    ])
+    func outOfRangeConfigurationIsRefused(_ configuration: CurlTransportConfiguration) {
+        #expect {
+            try CurlHTTP2Transport(configuration: configuration)
+        } throws: { error in
+            guard case .invalidConfiguration(let detail) = error as? CurlTransportSetupError else { return false }
+            return !detail.isEmpty
+        }
+    }
+
+    @Test func missingOrNonPEMCAFileIsRefused() throws {
+        let missing = URL(fileURLWithPath: "/nonexistent/ca.pem")
+        #expect(throws: CurlTransportSetupError.unreadableCAFile(path: missing.path)) {
+            try CurlHTTP2Transport(configuration: CurlTransportConfiguration(caFile: missing))
+        }
+        let notPEM = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-ca-\(UUID()).pem")
+        try Data("hello".utf8).write(to: notPEM)
+        defer { try? FileManager.default.removeItem(at: notPEM) }
+        #expect(throws: CurlTransportSetupError.unreadableCAFile(path: notPEM.path)) {
+            try CurlHTTP2Transport(configuration: CurlTransportConfiguration(caFile: notPEM))
+        }
+    }
+
+    @Test func defaultInFlightLimitFillsEveryAllowedStream() {
+        let configuration = CurlTransportConfiguration(maximumConnectionsPerHost: 3, maximumConcurrentStreamsPerConnection: 50)
+        #expect(configuration.maximumRequestsInFlight == 150)
+    }
+
+    @Test(arguments: [
+        ("apns-topic", "com.example\r\nx-injected: 1"),
+        ("apns-topic", "com.example\nx"),
+        ("apns-topic", "a\u{0}b"),
+        ("bad name", "value"),
+        ("bad:name", "value"),
+        ("bad;name", "value"),
+        ("", "value"),
+    ])
+    func headerThatCouldSmuggleAnotherIsRefusedBeforeSending(name: String, value: String) async throws {
+        // Refused before any connection: the port is closed, and the error is not about connecting.
+        let closed = try LocalTCPServer(.refuse)
+        let transport = try CurlHTTP2Transport()
+        let request = APNsHTTPRequest(url: "\(closed.baseURL)/3/device/00", headers: [(name, value)], body: Data("{}".utf8))
+        await #expect(throws: CurlTransportRequestError.invalidHeader(name: name)) {
+            try await transport.send(request)
+        }
+        #expect(transport.requestsInFlight == 0)
+        await transport.shutdown()
+    }
+
+    @Test func invalidHeaderErrorNamesTheHeaderButNeverItsValue() {
+        let secret = "bearer eyJhbGciOiJFUzI1NiJ9.secret"
+        var lines = CurlHeaderLines()
+        defer { lines.deallocate() }
+        #expect(lines.set([("apns-topic", "t"), ("authorization", secret + "\r\n")]) == "authorization")
+        #expect(lines.set([("apns-topic", "t"), ("authorization", secret)]) == nil)
+        let message = CurlTransportRequestError.invalidHeader(name: "authorization").description
+        #expect(message.contains("authorization") && !message.contains("eyJ"))
+    }
+
+    @Test func headerLinesAreLaidOutAsLibcurlReadsThem() {
+        var lines = CurlHeaderLines()
+        defer { lines.deallocate() }
+        let headers = [("apns-push-type", "alert"), ("apns-collapse-id", ""), ("x-long", String(repeating: "v", count: 3000))]
+        #expect(lines.set(headers) == nil)
+        #expect(lines.texts == ["apns-push-type: alert", "apns-collapse-id;", "x-long: " + String(repeating: "v", count: 3000)])
+        #expect(lines.set([]) == nil && lines.texts.isEmpty)
+    }
+}
