@@ -14,8 +14,11 @@ COPY Package.swift ./
 RUN swift package resolve
 COPY . .
 # The Swift runtime and Foundation are linked in, so the runtime image needs no toolchain.
+# The server's resources (the OpenAPI document) sit next to the binary.
 RUN swift build -c release --product rangers --static-swift-stdlib \
- && install -D "$(swift build -c release --show-bin-path)/rangers" /out/rangers
+ && bin="$(swift build -c release --show-bin-path)" \
+ && install -D "$bin/rangers" /out/rangers \
+ && cp -R "$bin/EmojiRangers_Server.resources" /out/
 
 FROM ${RUNTIME_IMAGE}
 RUN apt-get update \
@@ -24,7 +27,7 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --user-group --home-dir /data --no-create-home rangers \
  && mkdir -p /data && chown rangers:rangers /data
-COPY --from=build /out/rangers /usr/local/bin/rangers
+COPY --from=build /out/ /usr/local/bin/
 COPY Content /app/Content
 WORKDIR /data
 ENV RANGERS_CONTENT=/app/Content

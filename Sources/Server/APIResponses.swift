@@ -1,0 +1,255 @@
+import Foundation
+import Game
+import PushPolicy
+import Store
+
+// Response bodies. Built from the store's values, with only what a client needs:
+// no key hashes, no push tokens, and an adventure's seed and random state only
+// for the game master (with them a player could foresee every roll).
+
+struct PlayerView: Codable, Equatable {
+    var id: PlayerID
+    var name: String
+    var createdAt: Date
+
+    init(_ player: Player) {
+        id = player.id
+        name = player.name
+        createdAt = player.createdAt
+    }
+}
+
+struct CreatedPlayerView: Codable {
+    var player: PlayerView
+    /// Shown this once; only its hash is stored.
+    var apiKey: String
+}
+
+struct PartySummaryView: Codable, Equatable {
+    var id: PartyID
+    var name: String
+}
+
+struct MeView: Codable {
+    var player: PlayerView
+    var heroes: [HeroID]
+    var parties: [PartySummaryView]
+}
+
+struct HeroesView: Codable {
+    var heroes: [HeroID]
+}
+
+struct MemberView: Codable, Equatable {
+    var player: PlayerID
+    var hero: HeroID
+    var joinedAt: Date
+}
+
+struct PartyView: Codable {
+    var id: PartyID
+    var name: String
+    var inviteCode: String
+    var createdBy: PlayerID
+    var createdAt: Date
+    var members: [MemberView]
+    var runningAdventure: AdventureID?
+
+    init(_ party: Party, members: [PartyMembership], runningAdventure: AdventureID?) {
+        id = party.id
+        name = party.name
+        inviteCode = party.inviteCode.rawValue
+        createdBy = party.createdBy
+        createdAt = party.createdAt
+        self.members = members.map { MemberView(player: $0.player, hero: $0.hero, joinedAt: $0.joinedAt) }
+        self.runningAdventure = runningAdventure
+    }
+}
+
+struct ActivityView: Codable {
+    var activityID: ActivityID
+    var adventureID: AdventureID
+    var hero: HeroID
+    var frequentPushesEnabled: Bool
+    /// The catalog language its texts are written in.
+    var language: String
+    var status: LiveActivityStatus
+    /// False once APNs called its last token invalid: the app should send a new one.
+    var hasValidToken: Bool
+
+    init(_ activity: LiveActivity) {
+        activityID = activity.id
+        adventureID = activity.adventure
+        hero = activity.hero
+        frequentPushesEnabled = activity.frequentUpdates
+        language = activity.locale
+        status = activity.status
+        hasValidToken = activity.token != nil
+    }
+}
+
+struct DeviceView: Codable {
+    var deviceID: DeviceID
+    var language: String
+    var hasValidPushToStartToken: Bool
+    var updatedAt: Date
+
+    init(_ device: Device) {
+        deviceID = device.id
+        language = device.locale
+        hasValidPushToStartToken = device.pushToStartToken != nil
+        updatedAt = device.updatedAt
+    }
+}
+
+struct QueuedCommandView: Codable {
+    var commandID: Int64
+    var adventureID: AdventureID
+    /// "usePotion" or "endAdventure".
+    var type: String
+    var player: PlayerID?
+    var hero: HeroID?
+    var receivedAt: Date
+
+    init(_ queued: QueuedCommand, adventure: AdventureID) {
+        commandID = queued.id.rawValue
+        adventureID = adventure
+        receivedAt = queued.receivedAt
+        switch queued.command {
+        case .usePotion(let player, let hero):
+            type = "usePotion"
+            self.player = player
+            self.hero = hero
+        case .endAdventure:
+            type = "endAdventure"
+        }
+    }
+}
+
+struct AdventureView: Codable {
+    struct HeroView: Codable {
+        var hero: HeroID
+        var player: PlayerID
+        var health: Int
+        var maxHealth: Int
+        var knockedDown: Bool
+    }
+
+    struct BossView: Codable {
+        var boss: BossID
+        var rank: BossRank
+        var health: Int
+        var maxHealth: Int
+        var shield: Int
+        var enraged: Bool
+    }
+
+    struct StateView: Codable {
+        var tick: Int
+        var bossIndex: Int
+        var boss: BossView
+        var heroes: [HeroView]
+        var potions: Int
+    }
+
+    var id: AdventureID
+    var partyID: PartyID
+    var route: RouteID
+    var roster: [PartyMember]
+    var tickInterval: Int
+    var timeLimit: Int
+    /// A decimal string (a JSON number loses precision past 2^53); game master only.
+    var seed: String?
+    var contentVersion: String
+    /// Unix seconds, like every time in an adventure.
+    var startedAt: Int
+    var status: AdventureStatus
+    var lastTick: Int
+    var nextTickAt: Int?
+    var endedAt: Int?
+    var state: StateView
+
+    init(_ adventure: StoredAdventure, showSeed: Bool) {
+        let state = adventure.state
+        id = adventure.id
+        partyID = adventure.party
+        route = adventure.setup.route
+        roster = adventure.setup.party
+        tickInterval = adventure.setup.tickInterval
+        timeLimit = adventure.setup.timeLimit
+        seed = showSeed ? String(adventure.setup.seed) : nil
+        contentVersion = adventure.contentVersion
+        startedAt = adventure.startedAt
+        status = adventure.status
+        lastTick = adventure.lastTick
+        nextTickAt = adventure.nextTickAt
+        endedAt = adventure.endedAt
+        self.state = StateView(
+            tick: state.tick, bossIndex: state.bossIndex,
+            boss: BossView(boss: state.boss.boss, rank: state.boss.rank, health: state.boss.health,
+                           maxHealth: state.boss.maxHealth, shield: state.boss.shield, enraged: state.boss.enraged),
+            heroes: state.heroes.map {
+                HeroView(hero: $0.hero, player: $0.player, health: $0.health, maxHealth: $0.maxHealth,
+                         knockedDown: $0.isKnockedDown)
+            },
+            potions: state.potions)
+    }
+}
+
+struct AdventureListView: Codable {
+    var adventures: [AdventureView]
+}
+
+struct EventsView: Codable {
+    struct Entry: Codable {
+        var tick: Int
+        /// Unix seconds of the tick.
+        var time: Int
+        var position: Int
+        var event: GameEvent
+    }
+
+    var adventureID: AdventureID
+    var events: [Entry]
+}
+
+struct PushesView: Codable {
+    struct Entry: Codable {
+        var outboxID: Int64
+        /// "liveActivity", "pushToStart" or "pushToTalk".
+        var targetKind: String
+        var targetID: String
+        var pushType: String
+        var priority: Int
+        /// APNs' HTTP status; absent when no answer came.
+        var status: Int?
+        var reason: String?
+        var apnsID: String?
+        var attempts: Int
+        var sentAt: Date
+
+        init(_ entry: PushLogEntry) {
+            outboxID = entry.outbox.rawValue
+            switch entry.target {
+            case .liveActivity(let id): (targetKind, targetID) = ("liveActivity", id.rawValue)
+            case .pushToStart(let id): (targetKind, targetID) = ("pushToStart", id.rawValue)
+            case .pushToTalk(let id): (targetKind, targetID) = ("pushToTalk", id.rawValue)
+            }
+            pushType = entry.pushType
+            priority = entry.priority.rawValue
+            status = entry.status
+            reason = entry.reason
+            apnsID = entry.apnsID
+            attempts = entry.attempts
+            sentAt = entry.sentAt
+        }
+    }
+
+    var adventureID: AdventureID
+    var pushes: [Entry]
+}
+
+struct HealthView: Codable {
+    var status: String
+    var migrations: Int
+}

@@ -1,0 +1,130 @@
+import Catalog
+import Foundation
+import Hummingbird
+import PushPolicy
+import Prometheus
+import ServiceLifecycle
+import Store
+
+/// What the HTTP API shares with the server's other parts (the ticker and the
+/// dispatcher use the same store, content and registry): opened once per process.
+public struct ServerResources: Sendable {
+    public let store: RangersStore
+    public let content: LoadedContent
+    /// Where `/metrics` reads from. Passed in rather than bootstrapped globally, so
+    /// each application (and each test) has its own.
+    public let metrics: PrometheusCollectorRegistry
+    /// The wall clock; a test fixes it to know the times an adventure gets.
+    public let now: @Sendable () -> Date
+
+    public init(store: RangersStore, content: LoadedContent, metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
+                now: @escaping @Sendable () -> Date = Date.init) {
+        self.store = store
+        self.content = content
+        self.metrics = metrics
+        self.now = now
+    }
+
+    /// Validates the configuration, loads and checks the content (as `rangers
+    /// content check` would, including every alert text and sound the policy
+    /// names), and opens the database. Each failure names the setting to fix.
+    public static func open(_ configuration: ServerConfiguration, metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
+                            now: @escaping @Sendable () -> Date = Date.init) throws -> ServerResources {
+        try configuration.validate()
+        let content: LoadedContent
+        do {
+            content = try LoadedContent.load(
+                from: configuration.contentDirectory,
+                requiring: ContentRequirements(texts: PushPolicy.emittedTexts, sounds: PushPolicy.emittedSounds))
+        } catch {
+            let first = error.problems.first.map { " (first: \($0))" } ?? ""
+            throw InvalidConfiguration(problems: [ConfigurationProblem(
+                setting: "contentDirectory",
+                message: "'\(configuration.contentDirectory.path)' fails the content check with \(error.problems.count) problem(s)\(first); run `rangers content check`")])
+        }
+        let store: RangersStore
+        do {
+            store = try RangersStore(path: configuration.databasePath)
+        } catch {
+            throw InvalidConfiguration(problems: [ConfigurationProblem(
+                setting: "databasePath", message: "cannot open '\(configuration.databasePath)': \(error)")])
+        }
+        return ServerResources(store: store, content: content, metrics: metrics, now: now)
+    }
+}
+
+/// The application `rangers serve` runs and the tests drive: the HTTP API on
+/// `configuration.host:port`, plus whatever `services` run beside it in the same
+/// service group (the ticker, the dispatcher), stopped together on SIGTERM.
+public func buildApplication(_ configuration: ServerConfiguration) async throws -> some ApplicationProtocol {
+    try buildApplication(configuration, resources: try ServerResources.open(configuration))
+}
+
+public func buildApplication(_ configuration: ServerConfiguration, resources: ServerResources,
+                             services: [any Service] = []) throws -> some ApplicationProtocol {
+    try configuration.validate()
+    let router = buildRouter(configuration, resources: resources)
+    return Application(
+        router: router,
+        configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port),
+                                                serverName: "rangers"),
+        services: services)
+}
+
+/// The router with every route, for the application and for the test that holds
+/// the routes against the OpenAPI document.
+public func buildRouter(_ configuration: ServerConfiguration, resources: ServerResources) -> Router<BasicRequestContext> {
+    let router = Router(context: BasicRequestContext.self)
+    // Metrics outermost, so they record the status the error middleware chose.
+    router.add(middleware: HTTPMetricsMiddleware(registry: resources.metrics))
+    router.add(middleware: JSONErrorMiddleware())
+    let api = RangersAPI(configuration: configuration, resources: resources)
+    api.registerRoutes(on: router)
+    return router
+}
+
+/// The handlers' shared parts. Handlers check who asks and what they sent, then
+/// make one store call that checks and writes in one transaction: a refused
+/// request changes nothing.
+struct RangersAPI: Sendable {
+    let configuration: ServerConfiguration
+    let store: RangersStore
+    let content: LoadedContent
+    let metrics: PrometheusCollectorRegistry
+    let now: @Sendable () -> Date
+    let auth: Authenticator
+
+    init(configuration: ServerConfiguration, resources: ServerResources) {
+        self.configuration = configuration
+        store = resources.store
+        content = resources.content
+        metrics = resources.metrics
+        now = resources.now
+        auth = Authenticator(store: resources.store, gameMasterKey: configuration.gameMasterKey)
+    }
+
+    func body<Body: Decodable>(_ type: Body.Type, _ request: Request) async throws -> Body {
+        try await JSONCoding.decode(type, from: request, limit: configuration.maximumRequestBodyBytes)
+    }
+
+    /// A push token as the app sends it (hex), refused with the reason otherwise.
+    func pushToken(_ hex: String) throws -> PushToken {
+        do {
+            return try PushToken(hex: hex)
+        } catch {
+            throw APIError.invalidPushToken(error.description)
+        }
+    }
+
+    func catalogLanguage(_ locale: String) throws -> String {
+        guard let language = CatalogLanguage.forLocale(locale) else {
+            throw APIError.invalid("'locale' must be a language tag like 'en-US', 'vi-VN' or 'zh-Hans-CN'")
+        }
+        return language
+    }
+}
+
+extension Parameters {
+    /// A path parameter the route template guarantees.
+    func id(_ name: String) throws -> String { try require(name) }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Game
+import Hummingbird
+import Store
+
+/// Who is asking. Reads of an adventure are open to its party and to the game
+/// master; everything else is for one of the two.
+enum Caller: Sendable {
+    case player(Player)
+    case gameMaster
+}
+
+/// Bearer keys: a player's (`rk_…`, checked against the stored hash) or the
+/// game master's (from the configuration). Refusals never repeat the key.
+struct Authenticator: Sendable {
+    let store: RangersStore
+    let gameMasterKey: String
+
+    func player(_ request: Request) async throws -> Player {
+        let key = try bearer(request)
+        guard let player = try await store.player(authenticatedBy: key) else {
+            throw APIError.unauthorized("the key is not a player's key")
+        }
+        return player
+    }
+
+    func gameMaster(_ request: Request) throws {
+        guard isGameMasterKey(try bearer(request)) else {
+            throw APIError.unauthorized("this needs the game master's key")
+        }
+    }
+
+    func playerOrGameMaster(_ request: Request) async throws -> Caller {
+        let key = try bearer(request)
+        if isGameMasterKey(key) { return .gameMaster }
+        guard let player = try await store.player(authenticatedBy: key) else {
+            throw APIError.unauthorized("the key is neither a player's nor the game master's")
+        }
+        return .player(player)
+    }
+
+    private func bearer(_ request: Request) throws -> String {
+        guard let header = request.headers[.authorization] else {
+            throw APIError.unauthorized("send 'Authorization: Bearer <key>'")
+        }
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw APIError.unauthorized("the Authorization header must be 'Bearer <key>'")
+        }
+        return parts[1].trimmingCharacters(in: .whitespaces)
+    }
+
+    /// Looks at every byte whatever the first difference, so the time taken tells
+    /// nothing about how much of a guess was right.
+    private func isGameMasterKey(_ presented: String) -> Bool {
+        let expected = Array(gameMasterKey.utf8)
+        let given = Array(presented.utf8)
+        var difference = UInt8(truncatingIfNeeded: expected.count ^ given.count)
+        for index in expected.indices {
+            difference |= expected[index] ^ (index < given.count ? given[index] : 0)
+        }
+        return difference == 0 && expected.count == given.count
+    }
+}

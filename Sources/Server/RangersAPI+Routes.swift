@@ -1,0 +1,64 @@
+import Hummingbird
+
+extension RangersAPI {
+    /// Every route of the API. Each is documented in openapi.yaml; a test compares
+    /// the router's own list of routes with the document's, both ways.
+    func registerRoutes(on router: Router<BasicRequestContext>) {
+        // Players
+        router.post("/v1/players") { request, _ in try await createPlayer(request) }
+        router.get("/v1/players/me") { request, _ in try await me(request) }
+        router.put("/v1/players/me/heroes") { request, _ in try await pickHeroes(request) }
+
+        // Parties
+        router.post("/v1/parties") { request, _ in try await createParty(request) }
+        router.post("/v1/parties/join") { request, _ in try await joinParty(request) }
+        router.get("/v1/parties/{partyID}") { request, context in
+            try await party(request, id: try context.parameters.id("partyID"))
+        }
+        router.delete("/v1/parties/{partyID}/members/me") { request, context in
+            try await leaveParty(request, id: try context.parameters.id("partyID"))
+        }
+
+        // Tokens, as the app sends them
+        router.post("/v1/adventures/{adventureID}/activities") { request, context in
+            try await registerActivity(request, adventure: try context.parameters.id("adventureID"))
+        }
+        router.put("/v1/activities/{activityID}/token") { request, context in
+            try await rotateToken(request, activity: try context.parameters.id("activityID"))
+        }
+        router.post("/v1/activities/{activityID}/status") { request, context in
+            try await reportActivityStatus(request, activity: try context.parameters.id("activityID"))
+        }
+        router.put("/v1/devices/{deviceID}/push-to-start-token") { request, context in
+            try await registerPushToStartToken(request, device: try context.parameters.id("deviceID"))
+        }
+
+        // Game master
+        router.post("/v1/gm/adventures") { request, _ in try await startAdventure(request) }
+        router.get("/v1/gm/adventures") { request, _ in try await runningAdventures(request) }
+        router.post("/v1/gm/adventures/{adventureID}/end") { request, context in
+            try await endAdventure(request, id: try context.parameters.id("adventureID"))
+        }
+
+        // Play
+        router.post("/v1/adventures/{adventureID}/potions") { request, context in
+            try await usePotion(request, adventure: try context.parameters.id("adventureID"))
+        }
+
+        // Read
+        router.get("/v1/adventures/{adventureID}") { request, context in
+            try await adventure(request, id: try context.parameters.id("adventureID"))
+        }
+        router.get("/v1/adventures/{adventureID}/events") { request, context in
+            try await events(request, adventure: try context.parameters.id("adventureID"))
+        }
+        router.get("/v1/adventures/{adventureID}/pushes") { request, context in
+            try await pushes(request, adventure: try context.parameters.id("adventureID"))
+        }
+
+        // Operations
+        router.get("/healthz") { _, _ in try await health() }
+        router.get("/metrics") { _, _ in metricsText() }
+        router.get("/openapi.yaml") { _, _ in try openAPIDocument() }
+    }
+}

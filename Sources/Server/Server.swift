@@ -1,1 +1,0 @@
-// The server: see README "Modules".

@@ -1,0 +1,114 @@
+import Foundation
+import PushPolicy
+import Store
+
+/// What the HTTP API needs to start. Plain values, so `rangers serve` can fill it
+/// from the environment or a file and the tests can fill it by hand.
+public struct ServerConfiguration: Sendable {
+    /// The SQLite file; created with its schema when missing.
+    public var databasePath: String
+    public var host: String
+    /// 0 lets the system pick a free port (for tests and the demo).
+    public var port: Int
+    /// The game master's bearer key. Kept apart from player keys: whoever holds it
+    /// starts and ends adventures for any party.
+    public var gameMasterKey: String
+    /// Content/: heroes, bosses, the string catalog and the sounds.
+    public var contentDirectory: URL
+    public var pushPolicy: PushPolicyConfiguration
+    /// The app's bundle id; pushes go to the topic `<bundleID>.push-type.liveactivity`.
+    public var bundleID: String
+    /// Larger request bodies are refused with 413 before they are read whole.
+    public var maximumRequestBodyBytes: Int
+
+    /// Shorter game-master keys could be guessed; 32 characters of a random
+    /// base64 or hex string are well beyond that.
+    public static let shortestGameMasterKey = 32
+    public static let defaultMaximumRequestBodyBytes = 64 * 1024
+
+    public init(
+        gameMasterKey: String,
+        databasePath: String = RangersStore.defaultPath,
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        contentDirectory: URL = URL(fileURLWithPath: "Content", isDirectory: true),
+        pushPolicy: PushPolicyConfiguration = .standard,
+        bundleID: String = "com.example.apple-samplecode.Emoji-Rangers",
+        maximumRequestBodyBytes: Int = ServerConfiguration.defaultMaximumRequestBodyBytes
+    ) {
+        self.gameMasterKey = gameMasterKey
+        self.databasePath = databasePath
+        self.host = host
+        self.port = port
+        self.contentDirectory = contentDirectory
+        self.pushPolicy = pushPolicy
+        self.bundleID = bundleID
+        self.maximumRequestBodyBytes = maximumRequestBodyBytes
+    }
+
+    /// The `apns-topic` of Live Activity pushes (updates, ends and push-to-start).
+    public var liveActivityTopic: String { "\(bundleID).push-type.liveactivity" }
+
+    /// Everything wrong with these settings, each naming its setting; empty when usable.
+    /// Messages never quote the game-master key.
+    public var problems: [ConfigurationProblem] {
+        var problems: [ConfigurationProblem] = []
+        func require(_ ok: Bool, _ setting: String, _ message: String) {
+            if !ok { problems.append(ConfigurationProblem(setting: setting, message: message)) }
+        }
+        require(!databasePath.trimmingCharacters(in: .whitespaces).isEmpty, "databasePath", "must name a file")
+        require(!host.isEmpty && !host.contains(where: \.isWhitespace), "host",
+                "must be a host name or address, like 127.0.0.1 or 0.0.0.0")
+        require((0...65535).contains(port), "port", "must be 0…65535, not \(port)")
+        require(gameMasterKey.count >= Self.shortestGameMasterKey, "gameMasterKey",
+                "must be at least \(Self.shortestGameMasterKey) characters (it has \(gameMasterKey.count))")
+        require(gameMasterKey.unicodeScalars.allSatisfy { $0.isASCII && $0.properties.isWhitespace == false && $0.value >= 0x21 },
+                "gameMasterKey", "must be printable ASCII without spaces (it is sent in an Authorization header)")
+        // A player key could otherwise be mistaken for the game master's, or the reverse.
+        require(!gameMasterKey.hasPrefix("rk_"), "gameMasterKey", "must not start with 'rk_', the prefix of player keys")
+        var isDirectory: ObjCBool = false
+        require(FileManager.default.fileExists(atPath: contentDirectory.path, isDirectory: &isDirectory) && isDirectory.boolValue,
+                "contentDirectory", "'\(contentDirectory.path)' is not a folder")
+        problems += pushPolicy.problems.map { ConfigurationProblem(setting: "pushPolicy", message: $0) }
+        let bundleCharacters = bundleID.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "." || $0 == "-")
+        }
+        require(!bundleID.isEmpty && bundleID.count <= 155 && bundleCharacters && bundleID.contains(".")
+                && !bundleID.hasPrefix(".") && !bundleID.hasSuffix("."),
+                "bundleID", "must be a reverse-DNS bundle id like com.example.rangers, not '\(bundleID.prefix(80))'")
+        require(!bundleID.contains(".push-type."), "bundleID", "is the app's bundle id, without a '.push-type.…' suffix")
+        require((1024...(16 << 20)).contains(maximumRequestBodyBytes), "maximumRequestBodyBytes",
+                "must be 1 KiB…16 MiB, not \(maximumRequestBodyBytes) bytes")
+        return problems
+    }
+
+    /// Throws when any setting is unusable, naming each one.
+    public func validate() throws(InvalidConfiguration) {
+        let problems = problems
+        guard problems.isEmpty else { throw InvalidConfiguration(problems: problems) }
+    }
+}
+
+public struct ConfigurationProblem: Hashable, Sendable, CustomStringConvertible {
+    /// The setting's name as `ServerConfiguration` spells it.
+    public var setting: String
+    public var message: String
+
+    public init(setting: String, message: String) {
+        self.setting = setting
+        self.message = message
+    }
+
+    public var description: String { "\(setting): \(message)" }
+}
+
+/// Why the server would not start: every bad setting at once, so one edit fixes them all.
+public struct InvalidConfiguration: Error, Sendable, CustomStringConvertible {
+    public var problems: [ConfigurationProblem]
+
+    public init(problems: [ConfigurationProblem]) { self.problems = problems }
+
+    public var description: String {
+        "invalid configuration:\n" + problems.map { "  \($0)" }.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+@testable import Server
+import Testing
+
+@Suite struct ConfigurationTests {
+    private func valid() -> ServerConfiguration {
+        ServerConfiguration(gameMasterKey: TestServer.gameMasterKey, contentDirectory: TestServer.contentDirectory)
+    }
+
+    @Test func theDefaultsWithAKeyAreValid() {
+        #expect(valid().problems == [])
+    }
+
+    @Test func eachBadSettingIsNamed() {
+        let cases: [(String, (inout ServerConfiguration) -> Void)] = [
+            ("gameMasterKey", { $0.gameMasterKey = "short" }),
+            ("gameMasterKey", { $0.gameMasterKey = "rk_" + String(repeating: "a", count: 40) }),
+            ("gameMasterKey", { $0.gameMasterKey = String(repeating: "a", count: 20) + " " + String(repeating: "b", count: 20) }),
+            ("port", { $0.port = 70000 }),
+            ("host", { $0.host = "" }),
+            ("databasePath", { $0.databasePath = " " }),
+            ("contentDirectory", { $0.contentDirectory = URL(fileURLWithPath: "/no/such/folder") }),
+            ("bundleID", { $0.bundleID = "has spaces" }),
+            ("bundleID", { $0.bundleID = "com.example.app.push-type.liveactivity" }),
+            ("pushPolicy", { $0.pushPolicy.routineSpacing = 0 }),
+            ("maximumRequestBodyBytes", { $0.maximumRequestBodyBytes = 10 }),
+        ]
+        for (setting, breakIt) in cases {
+            var configuration = valid()
+            breakIt(&configuration)
+            #expect(configuration.problems.map(\.setting) == [setting])
+            #expect(throws: InvalidConfiguration.self) { try configuration.validate() }
+        }
+    }
+
+    @Test func problemsNeverQuoteTheGameMasterKey() {
+        var configuration = valid()
+        configuration.gameMasterKey = "rk_secret-that-must-not-show"
+        let text = configuration.problems.map(\.description).joined()
+        #expect(!text.isEmpty && !text.contains("secret-that-must-not-show"))
+    }
+
+    @Test func openingRefusesContentThatFailsTheCheck() throws {
+        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("empty-content-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: empty) }
+        var configuration = valid()
+        configuration.contentDirectory = empty
+        configuration.databasePath = empty.appendingPathComponent("db.sqlite").path
+        #expect {
+            _ = try ServerResources.open(configuration)
+        } throws: { error in
+            (error as? InvalidConfiguration)?.problems.map(\.setting) == ["contentDirectory"]
+        }
+        #expect(!FileManager.default.fileExists(atPath: configuration.databasePath), "no database made for a server that will not start")
+    }
+}
+
+@Suite struct CatalogLanguageTests {
+    @Test(arguments: [
+        ("en-US", "en"), ("en", "en"), ("vi-VN", "vi"), ("vi", "vi"), ("ko", "ko"), ("ko_KR", "ko"),
+        ("zh-Hans-CN", "zh-Hans"), ("zh_Hans_SG", "zh-Hans"), ("zh-CN", "zh-Hans"), ("zh", "zh-Hans"),
+        ("zh-Hant-TW", "en"), ("zh-TW", "en"), ("fr-FR", "en"), ("de", "en"), ("VI-vn", "vi"),
+    ])
+    func appLocalesMapToCatalogLanguages(locale: String, language: String) {
+        #expect(CatalogLanguage.forLocale(locale) == language)
+    }
+
+    @Test(arguments: ["", "e", "en US", "😀", "1234", "en-US; DROP TABLE", String(repeating: "a", count: 36)])
+    func whatIsNotALanguageTagIsRefused(locale: String) {
+        #expect(CatalogLanguage.forLocale(locale) == nil)
+    }
+}
+
+@Suite struct OperationsTests {
+    @Test func healthSaysTheDatabaseAnswers() async throws {
+        let server = try TestServer()
+        try await server.test { api in
+            let reply = try await api.send(.get, "/healthz")
+            #expect(reply.status == 200)
+            #expect(reply.json["status"].string == "ok")
+            #expect((reply.json["migrations"].int ?? 0) > 0)
+        }
+    }
+
+    @Test func metricsCountRequestsByRouteTemplateInTheApplicationsOwnRegistry() async throws {
+        let server = try TestServer()
+        try await server.test { api in
+            for name in ["Ana", "Bao"] { _ = try await api.send(.post, "/v1/players", body: #"{"name": "\#(name)"}"#) }
+            _ = try await api.send(.get, "/v1/parties/some-id", key: "wrong")
+            let metrics = try await api.send(.get, "/metrics")
+            #expect(metrics.status == 200)
+            #expect(metrics.headers[.contentType]?.hasPrefix("text/plain") == true)
+            #expect(metrics.text.contains(#"rangers_http_requests_total{method="POST",route="/v1/players",status="201"} 2"#))
+            #expect(metrics.text.contains(#"rangers_http_requests_total{method="GET",route="/v1/parties/{partyID}",status="401"} 1"#))
+            #expect(!metrics.text.contains("some-id"), "ids in paths do not become labels")
+        }
+        // A second application in the same process starts from zero: no global registry.
+        let other = try TestServer()
+        try await other.test { api in
+            let metrics = try await api.send(.get, "/metrics")
+            #expect(!metrics.text.contains(#"route="/v1/players""#))
+        }
+    }
+}

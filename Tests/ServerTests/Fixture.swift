@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+
+/// A party of three (Ana with Power Panda, Bao with Egghead, Chae with Spouty) on
+/// a running adventure with one Live Activity each, plus Olu, who is in none of
+/// it: everything a bad-input test needs to aim at, made over the HTTP API.
+struct Fixture: Sendable {
+    struct Member: Sendable {
+        var id: String
+        var key: String
+        var hero: String
+        var activityID: String
+        var deviceID: String
+    }
+
+    var members: [Member]
+    var outsider: Member
+    var partyID: String
+    var inviteCode: String
+    var adventureID: String
+
+    var ana: Member { members[0] }
+    var bao: Member { members[1] }
+    var chae: Member { members[2] }
+
+    static let heroes = ["power-panda", "egghead", "spouty"]
+    static let route = "whispering-woods"
+
+    static func make(_ api: API, startAdventure: Bool = true) async throws -> Fixture {
+        var members: [Member] = []
+        for (index, (name, hero)) in zip(["Ana", "Bao", "Chae", "Olu"], heroes + ["cake"]).enumerated() {
+            let created = try await api.send(.post, "/v1/players", body: #"{"name": \#(quoted(name))}"#)
+            try #require(created.status == 201, "\(created)")
+            let id = try #require(created.json["player"]["id"].string)
+            let key = try #require(created.json["apiKey"].string)
+            let picked = try await api.send(.put, "/v1/players/me/heroes", key: key, body: #"{"heroes": ["\#(hero)"]}"#)
+            try #require(picked.status == 200, "\(picked)")
+            members.append(Member(id: id, key: key, hero: hero, activityID: "activity-\(name.lowercased())",
+                                  deviceID: "device-\(name.lowercased())"))
+            let device = try await api.send(.put, "/v1/devices/device-\(name.lowercased())/push-to-start-token", key: key,
+                                            body: #"{"pushToken": "\#(token(100 + index))", "locale": "en-US"}"#)
+            try #require(device.status == 200, "\(device)")
+        }
+        let party = try await api.send(.post, "/v1/parties", key: members[0].key,
+                                       body: #"{"name": "Rangers", "hero": "power-panda"}"#)
+        try #require(party.status == 201, "\(party)")
+        let partyID = try #require(party.json["id"].string)
+        let code = try #require(party.json["inviteCode"].string)
+        for member in members[1...2] {
+            let joined = try await api.send(.post, "/v1/parties/join", key: member.key,
+                                            body: #"{"inviteCode": "\#(code)", "hero": "\#(member.hero)"}"#)
+            try #require(joined.status == 200, "\(joined)")
+        }
+        var fixture = Fixture(members: Array(members[0...2]), outsider: members[3], partyID: partyID, inviteCode: code,
+                              adventureID: "")
+        guard startAdventure else { return fixture }
+        let started = try await api.send(.post, "/v1/gm/adventures", key: TestServer.gameMasterKey,
+                                         body: #"{"partyID": "\#(partyID)", "route": "\#(route)", "tickInterval": 2, "seed": 7}"#)
+        try #require(started.status == 201, "\(started)")
+        fixture.adventureID = try #require(started.json["id"].string)
+        for (index, member) in fixture.members.enumerated() {
+            let registered = try await api.send(
+                .post, "/v1/adventures/\(fixture.adventureID)/activities", key: member.key,
+                body: #"{"activityID": "\#(member.activityID)", "pushToken": "\#(token(index))", "hero": "\#(member.hero)", "frequentPushesEnabled": false, "locale": "en"}"#)
+            try #require(registered.status == 201, "\(registered)")
+        }
+        return fixture
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import Hummingbird
+import Testing
+
+/// Route by route: values out of range, wrong types, someone else's things and
+/// unknown ids for players, parties and tokens. Each refusal changes nothing stored.
+@Suite struct PlayerAndPartyRefusalTests {
+    @Test func creatingAPlayer() async throws {
+        let server = try TestServer()
+        try await server.test { api in
+            let cases: [(String, String, String)] = [
+                ("name a number", #"{"name": 5}"#, "malformedJSON"),
+                ("name missing", #"{"nom": "Ana"}"#, "malformedJSON"),
+                ("name null", #"{"name": null}"#, "malformedJSON"),
+                ("name empty", #"{"name": ""}"#, "invalidInput"),
+                ("name blank", #"{"name": "   "}"#, "invalidInput"),
+                ("name 65 characters", #"{"name": "\#(String(repeating: "n", count: 65))"}"#, "invalidInput"),
+                ("name 10,000 characters", #"{"name": "\#(String(repeating: "n", count: 10_000))"}"#, "invalidInput"),
+                ("name with a control character", #"{"name": "An\u0007a"}"#, "invalidInput"),
+            ]
+            for (label, body, code) in cases {
+                try await expectRefused(server, api, label, .post, "/v1/players", key: nil, body: body, status: 400, code: code)
+            }
+        }
+    }
+
+    @Test func pickingHeroes() async throws {
+        let server = try TestServer()
+        try await server.test { api in
+            let fixture = try await Fixture.make(api)
+            let uri = "/v1/players/me/heroes"
+            let tooMany = Array(repeating: #""cake""#, count: 33).joined(separator: ", ")
+            let cases: [(String, String, Int, String)] = [
+                ("a string, not a list", #"{"heroes": "cake"}"#, 400, "malformedJSON"),
+                ("numbers", #"{"heroes": [1, 2]}"#, 400, "malformedJSON"),
+                ("none", #"{"heroes": []}"#, 400, "invalidInput"),
+                ("an unknown hero", #"{"heroes": ["cake", "unicorn"]}"#, 400, "unknownHero"),
+                ("33 heroes", #"{"heroes": [\#(tooMany)]}"#, 400, "invalidInput"),
+                // Power Panda plays in Ana's party: it cannot be dropped while she is in it.
+                ("dropping a hero in a party", #"{"heroes": ["cake"]}"#, 409, "conflict"),
+            ]
+            for (label, body, status, code) in cases {
+                try await expectRefused(server, api, label, .put, uri, key: fixture.ana.key, body: body, status: status, code: code)
+            }
+        }
+    }
+
+    @Test func creatingAParty() async throws {
+        let server = try TestServer()
+        try await server.test { api in
+            let fixture = try await Fixture.make(api)
+            let cases: [(String, String, Int, String)] = [
+                ("hero a number", #"{"name": "P", "hero": 7}"#, 400, "malformedJSON"),
+                ("hero missing", #"{"name": "P"}"#, 400, "malformedJSON"),
+                ("empty name", #"{"name": "", "hero": "power-panda"}"#, 400, "invalidInput"),
+                ("a hero not picked", #"{"name": "P", "hero": "cake"}"#, 403, "forbidden"),
+                ("an unknown hero", #"{"name": "P", "hero": "unicorn"}"#, 403, "forbidden"),
+            ]
+            for (label, body, status, code) in cases {
+                try await expectRefused(server, api, label, .post, "/v1/parties", key: fixture.ana.key, body: body,
+                                        status: status, code: code)
+            }
+        }
+    }
+
+    @Test func joiningAParty() async throws {
+        let server = try TestServer()
+        try await server.test { api in
+            let fixture = try await Fixture.make(api)
+            let unknownCode = fixture.inviteCode == "22222222" ? "33333333" : "22222222"
+            let olu = fixture.outsider
+            let cases: [(String, String, Int, String)] = [
+                ("code a number", #"{"inviteCode": 22222222, "hero": "cake"}"#, 400, "malformedJSON"),
+                ("an unknown code", #"{"inviteCode": "\#(unknownCode)", "hero": "cake"}"#, 404, "notFound"),
+                ("not a code at all", #"{"inviteCode": "hello world!", "hero": "cake"}"#, 404, "notFound"),
+                ("an absurd code", #"{"inviteCode": "\#(String(repeating: "A", count: 5000))", "hero": "cake"}"#, 404, "notFound"),
+                ("a hero Olu did not pick", #"{"inviteCode": "\#(fixture.inviteCode)", "hero": "egghead"}"#, 403, "forbidden"),
+                ("a party on an adventure", #"{"inviteCode": "\#(fixture.inviteCode)", "hero": "cake"}"#, 409, "conflict"),
+            ]
+            for (label, body, status, code) in cases {
+                try await expectRefused(server, api, label, .post, "/v1/parties/join", key: olu.key, body: body,
+                                        status: status, code: code)
+            }
+            // Bao is in already with Egghead; switching heroes by joining again is refused.
+            try await expectRefused(server, api, "joining again with another hero", .post, "/v1/parties/join", key: fixture.bao.key,
+                                    body: #"{"inviteCode": "\#(fixture.inviteCode)", "hero": "power-panda"}"#, status: 409)
+        }
+    }
+
+    @Test func readingAndLeavingAParty() async throws {
+        let server = try TestServer()
+        try await server.test { api in
+            let fixture = try await Fixture.make(api)
+            for method in [HTTPRequest.Method.get, .delete] {
+                let suffix = method == .get ? "" : "/members/me"
+                try await expectRefused(server, api, "\(method) someone else's party", method, "/v1/parties/\(fixture.partyID)\(suffix)",
+                                        key: fixture.outsider.key, status: 403, code: "forbidden")
+                try await expectRefused(server, api, "\(method) an unknown party", method, "/v1/parties/no-such-party\(suffix)",
+                                        key: fixture.ana.key, status: 404, code: "notFound")
+                let absurd = String(repeating: "p", count: 4000)
+                try await expectRefused(server, api, "\(method) an absurd id", method, "/v1/parties/\(absurd)\(suffix)",
+                                        key: fixture.ana.key, status: 404, code: "notFound")
+            }
+        }
+    }
+
+    @Test func registeringAPushToStartToken() async throws {
+        let server = try TestServer()
+        try await server.test { api in
+            let fixture = try await Fixture.make(api)
+            let own = "/v1/devices/\(fixture.bao.deviceID)/push-to-start-token"
+            let cases: [(String, String, String, Int, String)] = [
+                ("Ana's device", "/v1/devices/\(fixture.ana.deviceID)/push-to-start-token",
+                 #"{"pushToken": "\#(token(7))", "locale": "en"}"#, 403, "forbidden"),
+                ("a device id of 200 characters", "/v1/devices/\(String(repeating: "d", count: 200))/push-to-start-token",
+                 #"{"pushToken": "\#(token(7))", "locale": "en"}"#, 400, "invalidInput"),
+                ("a token with non-hex digits", own, #"{"pushToken": "\#(String(repeating: "zz", count: 32))", "locale": "en"}"#,
+                 400, "invalidPushToken"),
+                ("an odd number of digits", own, #"{"pushToken": "\#(token(7).dropLast())", "locale": "en"}"#, 400, "invalidPushToken"),
+                ("a token too short", own, #"{"pushToken": "abcdef", "locale": "en"}"#, 400, "invalidPushToken"),
+                ("a token of 100,000 digits", own, #"{"pushToken": "\#(String(repeating: "ab", count: 50_000))", "locale": "en"}"#,
+                 413, "bodyTooLarge"),
+                ("a token of 1,000 digits", own, #"{"pushToken": "\#(String(repeating: "ab", count: 500))", "locale": "en"}"#,
+                 400, "invalidPushToken"),
+                ("a token as a number", own, #"{"pushToken": 1234, "locale": "en"}"#, 400, "malformedJSON"),
+                ("a locale with spaces", own, #"{"pushToken": "\#(token(7))", "locale": "en US"}"#, 400, "invalidInput"),
+                ("a locale of 100 letters", own, #"{"pushToken": "\#(token(7))", "locale": "\#(String(repeating: "e", count: 100))"}"#,
+                 400, "invalidInput"),
+                ("no locale", own, #"{"pushToken": "\#(token(7))"}"#, 400, "malformedJSON"),
+            ]
+            for (label, uri, body, status, code) in cases {
+                try await expectRefused(server, api, label, .put, uri, key: fixture.bao.key, body: body, status: status, code: code)
+            }
+        }
+    }
+}
