@@ -1,0 +1,20 @@
+import APNs
+import ServiceLifecycle
+
+/// The ticker and the dispatcher over the application's store, content and clock,
+/// to pass as `buildApplication(_:resources:services:)`'s `services`.
+///
+/// The order matters: a service group stops its services in reverse order, each
+/// after the one before has finished. With the dispatcher first, a SIGTERM stops
+/// the HTTP server, then the ticker, and only then the dispatcher, which drains
+/// the outbox, now that nothing adds to it.
+public func backgroundServices(
+    _ configuration: ServerConfiguration, resources: ServerResources, apns: APNsClient,
+    ticker: Ticker.Settings = Ticker.Settings(), dispatcher: Dispatcher.Settings = Dispatcher.Settings()
+) -> [any Service] {
+    [
+        Dispatcher(store: resources.store, client: apns, settings: dispatcher, now: resources.now),
+        Ticker(store: resources.store, content: resources.content, policy: configuration.pushPolicy,
+               topic: configuration.liveActivityTopic, settings: ticker, now: resources.now),
+    ]
+}

@@ -1,0 +1,210 @@
+import APNs
+import Foundation
+import Logging
+import ServiceLifecycle
+import Store
+
+/// Sends the outbox through APNs, at most `maximumInFlight` pushes at a time, and
+/// records every answer with the store: delivered, token no longer valid (the
+/// store invalidates it at once), retry later (rescheduled with backoff), or
+/// rejected.
+///
+/// Delivery is at least once: a row is marked `sending` before it goes out, and at
+/// start whatever a stopped process left `sending` is queued again. On graceful
+/// shutdown it keeps sending until the outbox is empty or `drainTime` has passed,
+/// then stops; whatever is left is sent by the next start.
+public struct Dispatcher: Service {
+    public struct Settings: Sendable {
+        public var maximumInFlight: Int
+        /// Longest wait between looks at the outbox when it is idle.
+        public var idleWait: Duration
+        /// How long a graceful shutdown may keep sending before it gives up.
+        public var drainTime: Duration
+        /// Claims of one push (each with the client's own quick retries) before it is
+        /// given up as rejected.
+        public var maximumClaims: Int
+        /// Wait before a push that may succeed later is claimed again: doubled per
+        /// claim up to `longestRetryWait`.
+        public var firstRetryWait: TimeInterval
+        public var longestRetryWait: TimeInterval
+
+        public init(maximumInFlight: Int = 64, idleWait: Duration = .milliseconds(250), drainTime: Duration = .seconds(10),
+                    maximumClaims: Int = 8, firstRetryWait: TimeInterval = 1, longestRetryWait: TimeInterval = 300) {
+            self.maximumInFlight = max(1, maximumInFlight)
+            self.idleWait = idleWait
+            self.drainTime = drainTime
+            self.maximumClaims = max(1, maximumClaims)
+            self.firstRetryWait = firstRetryWait
+            self.longestRetryWait = longestRetryWait
+        }
+    }
+
+    private let store: RangersStore
+    private let client: APNsClient
+    private let settings: Settings
+    private let now: @Sendable () -> Date
+    private let logger: Logger
+
+    public init(store: RangersStore, client: APNsClient, settings: Settings = Settings(),
+                now: @escaping @Sendable () -> Date = Date.init, logger: Logger = Logger(label: "rangers.dispatcher")) {
+        self.store = store
+        self.client = client
+        self.settings = settings
+        self.now = now
+        self.logger = logger
+    }
+
+    private enum Event: Sendable {
+        case answered(PushResult?)
+        case timer
+    }
+
+    public func run() async throws {
+        // One dispatcher per database: at its start, every row still `sending` was
+        // left by a process that stopped before it recorded the answer.
+        let recovered = try await store.recoverInterruptedSends(olderThan: .distantFuture)
+        if recovered > 0 { logger.notice("pushes interrupted by a stop are sent again", metadata: ["count": "\(recovered)"]) }
+
+        try await withThrowingTaskGroup(of: Event.self) { group in
+            var inFlight = 0
+            var timerRunning = false
+            var answers: [PushResult] = []
+            var drainDeadline: ContinuousClock.Instant?
+            var storeFailed = false
+
+            while true {
+                if drainDeadline == nil, Task.isShuttingDownGracefully {
+                    drainDeadline = .now + settings.drainTime
+                    logger.info("draining the outbox before stopping")
+                }
+                if let deadline = drainDeadline {
+                    if ContinuousClock.now >= deadline {
+                        let left = (try? await store.pendingOutboxCount()) ?? -1
+                        logger.warning("stopping with pushes still unsent", metadata: ["count": "\(left)"])
+                        // Unanswered sends stay `sending` and go again at the next start.
+                        group.cancelAll()
+                        break
+                    }
+                    if inFlight == 0, answers.isEmpty, (try? await store.pendingOutboxCount()) == 0 { break }
+                }
+                if Task.isCancelled { group.cancelAll(); break }
+
+                // Claim in batches, not after every answer: each claim is a write.
+                storeFailed = false
+                if inFlight <= settings.maximumInFlight / 2, await flush(&answers) {
+                    let claimed: [ClaimedPush]
+                    do {
+                        claimed = try await store.claimOutbox(limit: settings.maximumInFlight - inFlight, now: now())
+                    } catch {
+                        storeFailed = true
+                        // A busy or failing store: the rows wait, and the timer brings the next try.
+                        logger.error("cannot claim pushes", metadata: ["error": "\(error)"])
+                        claimed = []
+                    }
+                    for push in claimed {
+                        group.addTask { .answered(await self.deliver(push)) }
+                    }
+                    inFlight += claimed.count
+                }
+                if !timerRunning {
+                    timerRunning = true
+                    // After a store failure, the full wait: retrying at once would only fail again.
+                    let wait = inFlight == 0 && !storeFailed
+                        ? ((try? await idleWait()) ?? settings.idleWait) : settings.idleWait
+                    group.addTask {
+                        try? await Task.sleep(for: wait)
+                        return .timer
+                    }
+                }
+                guard let event = try await group.next() else { continue }
+                switch event {
+                case .timer:
+                    timerRunning = false
+                    await flush(&answers)
+                case .answered(let result):
+                    inFlight -= 1
+                    guard let result else { continue }
+                    answers.append(result)
+                    // A dead token is recorded at once so nothing more is claimed for it.
+                    if case .tokenInvalid = result.outcome { await flush(&answers) }
+                    if answers.count >= max(1, settings.maximumInFlight / 4) || inFlight == 0 {
+                        await flush(&answers)
+                    }
+                }
+            }
+            await flush(&answers)
+        }
+        logger.info("dispatcher stopped")
+    }
+
+    /// Until the earliest pending push is due, within `idleWait`.
+    private func idleWait() async throws -> Duration {
+        guard let next = try await store.nextOutboxAttemptAt() else { return settings.idleWait }
+        let seconds = next.timeIntervalSince(now())
+        guard seconds > 0 else { return .milliseconds(1) }
+        return min(settings.idleWait, .milliseconds(Int64((seconds * 1000).rounded(.up))))
+    }
+
+    /// Records the answers in one write. False when the store failed: they are kept
+    /// for the next flush, and nothing new is claimed meanwhile, so a dead token
+    /// is recorded before anything else is sent to it.
+    @discardableResult
+    private func flush(_ answers: inout [PushResult]) async -> Bool {
+        guard !answers.isEmpty else { return true }
+        let refusals: [StoreError?]
+        do {
+            refusals = try await store.record(answers, at: now())
+        } catch {
+            logger.error("cannot record answers", metadata: ["count": "\(answers.count)", "error": "\(error)"])
+            return false
+        }
+        for (answer, refusal) in zip(answers, refusals) {
+            if let refusal {
+                logger.warning("answer not recorded", metadata: ["outbox": "\(answer.push.id)", "reason": "\(refusal)"])
+            }
+        }
+        answers.removeAll(keepingCapacity: true)
+        return true
+    }
+
+    /// Sends one claimed push; nil when the send was cancelled, leaving the row
+    /// `sending` for the next start to send again.
+    func deliver(_ push: ClaimedPush) async -> PushResult? {
+        let message = push.message
+        guard let pushType = APNsPushType(rawValue: message.pushType) else {
+            return PushResult(push, .rejected(status: nil, reason: "unknown push type '\(message.pushType)'"))
+        }
+        let request = APNsRequest(deviceToken: push.token.hex, pushType: pushType, topic: message.topic,
+                                  priority: message.priority.rawValue, expiration: message.expiration,
+                                  payload: message.payload)
+        let delivery: APNsDelivery
+        do {
+            delivery = try await client.send(request)
+        } catch let error as APNsRequestError {
+            return PushResult(push, .rejected(status: nil, reason: "not sent: \(error)"))
+        } catch {
+            return nil
+        }
+        // Earlier claims each made at least one attempt.
+        let attempts = push.attempts - 1 + delivery.attempts
+        let status = delivery.response?.status
+        let apnsID = delivery.response?.apnsID
+        switch delivery.outcome {
+        case .delivered(let id):
+            return PushResult(push, .delivered(apnsID: id ?? apnsID, status: status ?? 200, attempts: attempts))
+        case .tokenNoLongerValid(let reason, let since):
+            return PushResult(push, .tokenInvalid(status: status ?? 410, reason: reason.description, since: since,
+                                                  apnsID: apnsID, attempts: attempts))
+        case .rejected(let reason):
+            return PushResult(push, .rejected(status: status, reason: reason.description, apnsID: apnsID,
+                                              attempts: attempts))
+        case .retryLater(let reason):
+            guard push.attempts < settings.maximumClaims else {
+                return PushResult(push, .rejected(status: status, reason: "gave up after \(attempts) attempts: \(reason)",
+                                                  apnsID: apnsID, attempts: attempts))
+            }
+            let wait = min(settings.longestRetryWait, settings.firstRetryWait * pow(2, Double(push.attempts - 1)))
+            return PushResult(push, .retryLater(at: now().addingTimeInterval(wait), reason: reason.description))
+        }
+    }
+}

@@ -1,0 +1,160 @@
+import APNs
+import APNsCurl
+import APNsSimulator
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Server
+import ServiceLifecycle
+import Store
+import Testing
+
+/// A clock the test moves by hand: the API, the ticker and the dispatcher all read
+/// it, so an adventure's ticks come exactly when the test says.
+final class ManualClock: @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Date
+
+    init(_ start: Date) { current = start }
+
+    var now: Date { lock.withLock { current } }
+
+    func advance(by seconds: TimeInterval) { lock.withLock { current += seconds } }
+}
+
+struct TimedOut: Error, CustomStringConvertible {
+    var what: String
+    var description: String { "timed out waiting for \(what)" }
+}
+
+/// Polls `condition` until it holds; fails the test when `limit` passes first.
+func eventually(_ what: String, within limit: Duration = .seconds(20),
+                _ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + limit
+    while try await !condition() {
+        guard ContinuousClock.now < deadline else { throw TimedOut(what: what) }
+        try await Task.sleep(for: .milliseconds(2))
+    }
+}
+
+/// The server's parts over a real SQLite file, and the real APNs simulator reached
+/// over TLS and HTTP/2 through the curl transport. The ticker and the dispatcher
+/// run in a service group, as in `rangers serve`.
+struct DeliveryHarness: Sendable {
+    let clock: ManualClock
+    let configuration: ServerConfiguration
+    let resources: ServerResources
+    let simulator: APNsSimulator
+    let client: APNsClient
+    var store: RangersStore { resources.store }
+
+    private static let root = FileManager.default.temporaryDirectory
+        .appendingPathComponent("server-delivery-tests-\(ProcessInfo.processInfo.processIdentifier)")
+    private static let removeRootAtExit: Void = {
+        atexit { try? FileManager.default.removeItem(at: DeliveryHarness.root) }
+    }()
+
+    static func start() async throws -> DeliveryHarness {
+        Self.removeRootAtExit
+        let directory = Self.root.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let configuration = ServerConfiguration(
+            gameMasterKey: TestServer.gameMasterKey, databasePath: directory.appendingPathComponent("rangers.sqlite").path,
+            port: 0, contentDirectory: TestServer.contentDirectory, bundleID: TestServer.bundleID)
+        let clock = ManualClock(TestServer.startTime)
+        let resources = try ServerResources.open(configuration, now: { clock.now })
+        let simulator = try await APNsSimulator.start()
+        let key = APNsSigningKey.generate(keyID: "KEY1234567", teamID: "TEAM123456").key
+        try simulator.registerProviderKey(key)
+        let transport = try CurlHTTP2Transport(configuration: .init(caFile: simulator.certificateFile))
+        // One attempt per claim: a failure goes back to the outbox and the
+        // dispatcher's own retry is what is tested.
+        let client = APNsClient(environment: .custom(simulator.baseURL), key: key, transport: transport,
+                                retry: APNsRetryPolicy(maximumAttempts: 1))
+        return DeliveryHarness(clock: clock, configuration: configuration, resources: resources, simulator: simulator,
+                               client: client)
+    }
+
+    func shutdown() async {
+        await client.shutdown()
+        try? await simulator.shutdown()
+    }
+
+    /// The HTTP API through Hummingbird's in-process client.
+    func api<Value: Sendable>(_ body: @escaping @Sendable (API) async throws -> Value) async throws -> Value {
+        let app = try buildApplication(configuration, resources: resources)
+        return try await app.test(.router) { client in try await body(API(client: client)) }
+    }
+
+    /// Runs `body` with the ticker and the dispatcher running, then shuts them down
+    /// gracefully, as SIGTERM would, and waits until they have stopped.
+    func withServices<Value: Sendable>(drainTime: Duration = .seconds(10),
+                                       _ body: @Sendable () async throws -> Value) async throws -> Value {
+        let services = backgroundServices(
+            configuration, resources: resources, apns: client,
+            ticker: Ticker.Settings(longestWait: .milliseconds(2)),
+            dispatcher: Dispatcher.Settings(maximumInFlight: 8, idleWait: .milliseconds(2), drainTime: drainTime))
+        let group = ServiceGroup(configuration: .init(services: services, logger: Logger(label: "rangers.tests")))
+        return try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            let value: Value
+            do {
+                value = try await body()
+            } catch {
+                await group.triggerGracefulShutdown()
+                try? await tasks.waitForAll()
+                throw error
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+            return value
+        }
+    }
+
+    /// The adventure is at `tick` (or has ended) and every push due now has been
+    /// answered. Pushes waiting to be retried later do not count.
+    func isSettled(_ adventure: AdventureID, at tick: Int) async throws -> Bool {
+        let stored = try await store.adventure(adventure)
+        guard stored.lastTick == tick || stored.status != .running else { return false }
+        return try await store.outbox(of: adventure).allSatisfy { entry in
+            switch entry.state {
+            case .sending: false
+            case .pending: entry.outcome?.hasPrefix("retrying") == true
+            default: true
+            }
+        }
+    }
+
+    /// Moves the clock a second at a time until the adventure ends, waiting after
+    /// each second for its tick to be stored and its pushes answered, so each
+    /// activity's pushes go out one after another. `afterTick` runs once per tick.
+    @discardableResult
+    func playToEnd(_ adventure: AdventureID, afterTick: (Int) async throws -> Void = { _ in }) async throws -> Int {
+        var stored = try await store.adventure(adventure)
+        var seen = stored.lastTick
+        while stored.status == .running {
+            clock.advance(by: 1)
+            let elapsed = Int(clock.now.timeIntervalSince1970) - stored.startedAt
+            let tick = elapsed / stored.setup.tickInterval
+            try await eventually("tick \(tick) of adventure \(adventure) and its pushes") {
+                try await isSettled(adventure, at: tick)
+            }
+            stored = try await store.adventure(adventure)
+            if stored.lastTick != seen {
+                seen = stored.lastTick
+                try await afterTick(seen)
+            }
+        }
+        return stored.lastTick
+    }
+}
+
+extension RecordedPush {
+    var aps: [String: Any] {
+        ((try? JSONSerialization.jsonObject(with: payload)) as? [String: Any])?["aps"] as? [String: Any] ?? [:]
+    }
+
+    var event: String? { aps["event"] as? String }
+    var timestamp: Int? { aps["timestamp"] as? Int }
+}
