@@ -22,7 +22,17 @@ struct RangersProcess {
         return found
     }()
 
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+    /// Runs on a GCD thread, not the test's: waiting for a child process must not hold
+    /// one of Swift concurrency's few cooperative threads while other tests need them.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Swift.Result { try runBlocking(arguments, environment: environment) })
+            }
+        }
+    }
+
+    private static func runBlocking(_ arguments: [String], environment: [String: String]) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

@@ -10,9 +10,9 @@ import Testing
         }
     }
 
-    @Test func jsonOutputIsByteIdenticalAcrossRunsAndEndsTheAdventure() throws {
-        let first = try RangersProcess.run(trio + ["--json"])
-        let second = try RangersProcess.run(trio + ["--json"])
+    @Test func jsonOutputIsByteIdenticalAcrossRunsAndEndsTheAdventure() async throws {
+        let first = try await RangersProcess.run(trio + ["--json"])
+        let second = try await RangersProcess.run(trio + ["--json"])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout == second.stdout)
         let lines = try jsonLines(first.stdout)
@@ -25,29 +25,29 @@ import Testing
         #expect(ticks == ticks.sorted())
     }
 
-    @Test func differentSeedsGiveDifferentAdventures() throws {
-        let a = try RangersProcess.run(["simulate", "--seed", "1", "--json"])
-        let b = try RangersProcess.run(["simulate", "--seed", "2", "--json"])
+    @Test func differentSeedsGiveDifferentAdventures() async throws {
+        let a = try await RangersProcess.run(["simulate", "--seed", "1", "--json"])
+        let b = try await RangersProcess.run(["simulate", "--seed", "2", "--json"])
         #expect(a.status == 0 && b.status == 0)
         #expect(a.stdout != b.stdout)
     }
 
-    @Test func textTimelineIsReadableAndLocalized() throws {
-        let english = try RangersProcess.run(trio)
+    @Test func textTimelineIsReadableAndLocalized() async throws {
+        let english = try await RangersProcess.run(trio)
         #expect(english.status == 0)
         #expect(english.stdout.contains("Party: 🐼 Power Panda (player-1) · 🦄 Egghead (player-2) · 🐳 Spouty (player-3)"))
         #expect(english.stdout.contains("Thorn Wolf is defeated!"))
-        let korean = try RangersProcess.run(trio + ["--language", "ko"])
+        let korean = try await RangersProcess.run(trio + ["--language", "ko"])
         #expect(korean.status == 0)
         #expect(!korean.stdout.contains("is defeated!"))
         #expect(korean.stdout.contains("Thorn Wolf"))
     }
 
-    @Test func commandsFileAppliesPotionsAndEnds() throws {
+    @Test func commandsFileAppliesPotionsAndEnds() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("commands-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: file) }
         try Data(#"[{"tick": 30, "type": "usePotion", "player": "player-2", "hero": "power-panda"}, {"tick": 31, "type": "endAdventure"}]"#.utf8).write(to: file)
-        let result = try RangersProcess.run(trio + ["--json", "--commands", file.path])
+        let result = try await RangersProcess.run(trio + ["--json", "--commands", file.path])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = try jsonLines(result.stdout)
         let potion = try #require(lines.first { $0["type"] as? String == "potionUsed" || $0["type"] as? String == "potionRejected" })
@@ -57,10 +57,10 @@ import Testing
         #expect(lines.last?["tick"] as? Int == 31)
     }
 
-    @Test func pushesAreByteIdenticalAndFollowEachTicksEvents() throws {
+    @Test func pushesAreByteIdenticalAndFollowEachTicksEvents() async throws {
         let arguments = trio + ["--json", "--pushes", "--push-to-start", "--frequent-updates", "off"]
-        let first = try RangersProcess.run(arguments)
-        let second = try RangersProcess.run(arguments)
+        let first = try await RangersProcess.run(arguments)
+        let second = try await RangersProcess.run(arguments)
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout == second.stdout)
         let lines = try jsonLines(first.stdout)
@@ -95,8 +95,8 @@ import Testing
         (["simulate", "--language", "fr"], "unknown language 'fr'"),
         (["simulate", "--commands", "/nonexistent/commands.json"], "cannot read commands file"),
     ])
-    func badInputExitsWithTwoAndAMessage(arguments: [String], message: String) throws {
-        let result = try RangersProcess.run(arguments)
+    func badInputExitsWithTwoAndAMessage(arguments: [String], message: String) async throws {
+        let result = try await RangersProcess.run(arguments)
         #expect(result.status == 2)
         #expect(result.stderr.contains(message), "\(result.stderr)")
         #expect(result.stdout.isEmpty)
@@ -109,25 +109,25 @@ import Testing
         (#"[{"tick": 3, "type": "usePotion", "player": "player-9", "hero": "egghead"}]"#, "player 'player-9' is not in the party"),
         (#"[{"tick": 3, "type": "usePotion", "player": "player-1", "hero": "octo"}]"#, "hero 'octo' is not in the party"),
     ])
-    func malformedCommandsFileExitsWithTwo(contents: String, message: String) throws {
+    func malformedCommandsFileExitsWithTwo(contents: String, message: String) async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("commands-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: file) }
         try Data(contents.utf8).write(to: file)
-        let result = try RangersProcess.run(trio + ["--commands", file.path])
+        let result = try await RangersProcess.run(trio + ["--commands", file.path])
         #expect(result.status == 2)
         #expect(result.stderr.contains(message), "\(result.stderr)")
     }
 }
 
 @Suite struct ContentCommandTests {
-    @Test func shippedContentPasses() throws {
-        let result = try RangersProcess.run(["content", "check"])
+    @Test func shippedContentPasses() async throws {
+        let result = try await RangersProcess.run(["content", "check"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.hasPrefix("Content OK"))
         #expect(result.stdout.contains("6 heroes, 9 bosses, 4 routes"))
     }
 
-    @Test func brokenCopyFailsWithFileAndKey() throws {
+    @Test func brokenCopyFailsWithFileAndKey() async throws {
         let copy = FileManager.default.temporaryDirectory.appendingPathComponent("content-\(UUID().uuidString)")
         try FileManager.default.copyItem(at: RangersProcess.repositoryRoot.appendingPathComponent("Content"), to: copy)
         defer { try? FileManager.default.removeItem(at: copy) }
@@ -135,26 +135,26 @@ import Testing
         let text = try String(contentsOf: heroes, encoding: .utf8).replacingOccurrences(of: #""id": "cake""#, with: #""id": "octo""#)
         try text.write(to: heroes, atomically: true, encoding: .utf8)
 
-        let result = try RangersProcess.run(["content", "check", "--content", copy.path])
+        let result = try await RangersProcess.run(["content", "check", "--content", copy.path])
         #expect(result.status == 1)
         #expect(result.stderr.contains("heroes.json: heroes[5] (octo).id: 'octo' is used twice"), "\(result.stderr)")
         // The environment variable is honoured too.
-        let viaEnvironment = try RangersProcess.run(["content", "check"], environment: ["RANGERS_CONTENT": copy.path])
+        let viaEnvironment = try await RangersProcess.run(["content", "check"], environment: ["RANGERS_CONTENT": copy.path])
         #expect(viaEnvironment.status == 1)
     }
 
-    @Test func pushPolicyTextsAndSoundsAreChecked() throws {
+    @Test func pushPolicyTextsAndSoundsAreChecked() async throws {
         let copy = FileManager.default.temporaryDirectory.appendingPathComponent("content-\(UUID().uuidString)")
         try FileManager.default.copyItem(at: RangersProcess.repositoryRoot.appendingPathComponent("Content"), to: copy)
         defer { try? FileManager.default.removeItem(at: copy) }
         try FileManager.default.removeItem(at: copy.appendingPathComponent("Sounds/HeroDown.caf"))
-        let result = try RangersProcess.run(["content", "check", "--content", copy.path])
+        let result = try await RangersProcess.run(["content", "check", "--content", copy.path])
         #expect(result.status == 1)
         #expect(result.stderr.contains("Sounds/HeroDown.caf: is missing; the server names it in alerts"), "\(result.stderr)")
     }
 
-    @Test func missingContentFolderIsAClearError() throws {
-        let result = try RangersProcess.run(["content", "check", "--content", "/nonexistent/Content"])
+    @Test func missingContentFolderIsAClearError() async throws {
+        let result = try await RangersProcess.run(["content", "check", "--content", "/nonexistent/Content"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("heroes.json: cannot be read"))
     }
