@@ -88,7 +88,8 @@ let package = Package(
         .executableTarget(
             name: "rangers",
             dependencies: [
-                "Game", "Catalog", "Wire", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator",
+                "Game", "Catalog", "Wire", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Server",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -8,7 +8,7 @@ struct Rangers: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rangers",
         abstract: "Emoji Rangers: party adventures on the iPhone Lock Screen.",
-        subcommands: [ContentCommand.self, SimulateCommand.self, PushCommand.self, APNsSimCommand.self]
+        subcommands: [ContentCommand.self, SimulateCommand.self, PushCommand.self, APNsSimCommand.self, ServeCommand.self]
     )
 
     /// Usage mistakes (a bad flag, an unknown hero, a malformed file) exit with 2

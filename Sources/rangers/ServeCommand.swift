@@ -1,0 +1,86 @@
+import APNs
+import APNsCurl
+import APNsSimulator
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Server
+
+/// `rangers serve`: the HTTP API, the ticker and the dispatcher in one process.
+/// Every setting has a flag and an environment variable; the game-master key is
+/// read only from the environment, so it never shows in a process list.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the server: the HTTP API, the ticker and the dispatcher.",
+        discussion: """
+            The game-master key comes from $RANGERS_GAME_MASTER_KEY (at least 32 characters). \
+            With --apns simulator (the default) pushes go to an APNs simulator started inside \
+            the process, so no Apple account is needed; with --apns apple they go to APNs with \
+            the key from --key-file/--key-id/--team-id (or APNS_KEY_FILE, APNS_KEY_ID, APNS_TEAM_ID).
+            """
+    )
+
+    @Option(help: "The SQLite file (or $RANGERS_DB).")
+    var db: String?
+
+    @Option(help: "The address to listen on (or $RANGERS_HOST).")
+    var host: String?
+
+    @Option(help: "The port to listen on (or $RANGERS_PORT).")
+    var port: Int?
+
+    @Option(help: "The app's bundle id (or $RANGERS_BUNDLE_ID).")
+    var bundleID: String?
+
+    @Option(help: "Where pushes go: simulator or apple (or $RANGERS_APNS).")
+    var apns: String?
+
+    @OptionGroup var content: ContentOptions
+    @OptionGroup var connection: APNsConnectionOptions
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let portText = port.map(String.init) ?? environment["RANGERS_PORT"] ?? "8080"
+        guard let port = Int(portText) else { throw UsageError("port: '\(portText)' is not a number (RANGERS_PORT)") }
+        let configuration = ServerConfiguration(
+            gameMasterKey: environment["RANGERS_GAME_MASTER_KEY"] ?? "",
+            databasePath: db ?? environment["RANGERS_DB"] ?? "rangers.sqlite",
+            host: host ?? environment["RANGERS_HOST"] ?? "127.0.0.1",
+            port: port,
+            contentDirectory: content.directory,
+            bundleID: bundleID ?? environment["RANGERS_BUNDLE_ID"] ?? "com.example.apple-samplecode.Emoji-Rangers")
+        let resources: ServerResources
+        do {
+            resources = try ServerResources.open(configuration)
+        } catch let error as InvalidConfiguration {
+            throw UsageError("\(error)\n(gameMasterKey is $RANGERS_GAME_MASTER_KEY)")
+        }
+
+        let mode = apns ?? environment["RANGERS_APNS"] ?? "simulator"
+        let client: APNsClient
+        var simulator: APNsSimulator?
+        switch mode {
+        case "simulator":
+            let started = try await APNsSimulator.start(APNsSimulatorConfiguration(port: 0))
+            let key = APNsSigningKey.generate(keyID: "SIMKEY0001", teamID: "SIMTEAM001").key
+            try started.registerProviderKey(key)
+            let transport = try CurlHTTP2Transport(configuration: CurlTransportConfiguration(caFile: started.certificateFile))
+            client = APNsClient(environment: .custom(started.baseURL), key: key, transport: transport)
+            simulator = started
+            print("APNs: the built-in simulator at \(started.baseURL)")
+        case "apple":
+            client = try connection.client()
+            print("APNs: \(client.environment.baseURL)")
+        default:
+            throw UsageError("apns: '\(mode)' must be simulator or apple (RANGERS_APNS)")
+        }
+
+        let app = try buildApplication(configuration, resources: resources,
+                                       services: backgroundServices(configuration, resources: resources, apns: client))
+        print("Listening on http://\(configuration.host):\(configuration.port) (database \(configuration.databasePath))")
+        try await app.runService()
+        await client.shutdown()
+        try await simulator?.shutdown()
+    }
+}
