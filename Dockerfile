@@ -30,8 +30,9 @@ RUN apt-get update \
 COPY --from=build /out/ /usr/local/bin/
 COPY Content /app/Content
 WORKDIR /data
-ENV RANGERS_CONTENT=/app/Content
+ENV RANGERS_CONTENT=/app/Content RANGERS_DB=/data/rangers.sqlite RANGERS_HOST=0.0.0.0 RANGERS_PORT=8080
 VOLUME ["/data"]
+EXPOSE 8080
 USER rangers
 ENTRYPOINT ["rangers"]
-CMD ["content", "check"]
+CMD ["serve"]
