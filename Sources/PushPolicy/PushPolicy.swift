@@ -164,4 +164,9 @@ public struct PushPolicy: Sendable {
     }
 
     public static var emittedSounds: [String] { Array(Set(AlertKind.allCases.map(\.sound))).sorted() }
+
+    /// What the content must hold for this policy: passed to `LoadedContent.load`.
+    public static var contentRequirements: ContentRequirements {
+        ContentRequirements(texts: emittedTexts, sounds: emittedSounds)
+    }
 }

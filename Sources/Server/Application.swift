@@ -35,7 +35,7 @@ public struct ServerResources: Sendable {
         do {
             content = try LoadedContent.load(
                 from: configuration.contentDirectory,
-                requiring: ContentRequirements(texts: PushPolicy.emittedTexts, sounds: PushPolicy.emittedSounds))
+                requiring: PushPolicy.contentRequirements)
         } catch {
             let first = error.problems.first.map { " (first: \($0))" } ?? ""
             throw InvalidConfiguration(problems: [ConfigurationProblem(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Catalog
 import Foundation
+import PushPolicy
 
 struct ContentCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -20,7 +21,7 @@ struct ContentCommand: ParsableCommand {
         func run() throws {
             let directory = content.directory
             do {
-                let loaded = try LoadedContent.load(from: directory, requiring: ContentOptions.requirements)
+                let loaded = try LoadedContent.load(from: directory, requiring: PushPolicy.contentRequirements)
                 let game = loaded.game
                 print("""
                     Content OK (\(directory.path), version \(loaded.version)): \

@@ -1,7 +1,5 @@
 import ArgumentParser
-import Catalog
 import Foundation
-import PushPolicy
 
 @main
 struct Rangers: AsyncParsableCommand {
@@ -48,9 +46,4 @@ struct ContentOptions: ParsableArguments {
         let chosen = path ?? ProcessInfo.processInfo.environment["RANGERS_CONTENT"] ?? "Content"
         return URL(fileURLWithPath: chosen, isDirectory: true)
     }
-}
-
-extension ContentOptions {
-    /// What the server itself needs of the content: the push policy's alert texts and sounds.
-    static let requirements = ContentRequirements(texts: PushPolicy.emittedTexts, sounds: PushPolicy.emittedSounds)
 }

@@ -64,7 +64,7 @@ struct SimulateCommand: ParsableCommand {
     func run() throws {
         let loaded: LoadedContent
         do {
-            loaded = try LoadedContent.load(from: content.directory, requiring: ContentOptions.requirements)
+            loaded = try LoadedContent.load(from: content.directory, requiring: PushPolicy.contentRequirements)
         } catch {
             throw UsageError("\(error)\nRun `rangers content check` for details.")
         }
@@ -79,7 +79,7 @@ struct SimulateCommand: ParsableCommand {
             route: route.map(RouteID.init) ?? loaded.game.routes[0].id,
             party: party,
             tickInterval: tickInterval,
-            timeLimit: try Duration.seconds(parsing: timeLimit),
+            timeLimit: try DurationText.seconds(parsing: timeLimit),
             seed: seed
         )
         let adventure: Adventure
@@ -129,7 +129,8 @@ struct SimulateCommand: ParsableCommand {
     }
 }
 
-enum Duration {
+/// Named apart from Swift's `Duration`, which it would otherwise hide in this module.
+enum DurationText {
     /// "90" (seconds), "45m", "8h" or "1h30m".
     static func seconds(parsing text: String) throws -> Int {
         var total = 0
