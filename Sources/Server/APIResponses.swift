@@ -2,6 +2,7 @@ import Foundation
 import Game
 import PushPolicy
 import Store
+import Wire
 
 // Response bodies. Built from the store's values, with only what a client needs:
 // no key hashes, no push tokens, and an adventure's seed and random state only
@@ -227,6 +228,15 @@ struct PushesView: Codable {
         var apnsID: String?
         var attempts: Int
         var sentAt: Date
+        /// The tick that decided it: 0 for the pushes sent as the adventure starts.
+        var tick: Int?
+        /// Why the push policy sent it at this priority.
+        var why: String
+        /// The payload's `event`: start, update or end (absent for other push types).
+        var event: String?
+        /// The alert's title `loc-key`, when the push carried an alert.
+        var alert: String?
+        var sound: String?
 
         init(_ entry: PushLogEntry) {
             outboxID = entry.outbox.rawValue
@@ -242,6 +252,14 @@ struct PushesView: Codable {
             apnsID = entry.apnsID
             attempts = entry.attempts
             sentAt = entry.sentAt
+            tick = entry.tick
+            why = entry.decision
+            // Only Live Activity bodies have these; other push types leave them out.
+            if let payload = try? JSONDecoder().decode(LiveActivityPayload.self, from: entry.payload) {
+                event = payload.event.name
+                if case .localized(let key, _) = payload.alert?.title { alert = key }
+                sound = payload.alert?.sound
+            }
         }
     }
 

@@ -95,8 +95,15 @@ extension RangersStore {
     public func pushLog(of adventure: AdventureID) async throws -> [PushLogEntry] {
         try await read { db in
             _ = try Self.requireAdventure(adventure, db)
-            return try PushLogRow.fetchAll(db, sql: "SELECT * FROM pushLog WHERE adventure = ? ORDER BY id",
-                                           arguments: [adventure.rawValue]).map { try $0.entry() }
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT pushLog.*, outbox.tick AS decidedTick, outbox.reason AS decision, outbox.payload AS sentPayload
+                FROM pushLog JOIN outbox ON outbox.id = pushLog.outbox
+                WHERE pushLog.adventure = ? ORDER BY pushLog.id
+                """, arguments: [adventure.rawValue])
+            return try rows.map { row in
+                try PushLogRow(row: row).entry(tick: row["decidedTick"], decision: row["decision"],
+                                               payload: row["sentPayload"])
+            }
         }
     }
 }

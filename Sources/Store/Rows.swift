@@ -209,12 +209,13 @@ struct PushLogRow: Codable, FetchableRecord, PersistableRecord {
     var attempts: Int
     var sentAt: Date
 
-    func entry() throws -> PushLogEntry {
+    /// With the decision of the outbox row it sent.
+    func entry(tick: Int?, decision: String, payload: Data) throws -> PushLogEntry {
         guard let priority = Priority(rawValue: priority) else { throw StoreError.corrupt("priority \(priority) in push log") }
         return PushLogEntry(outbox: OutboxID(outbox), adventure: adventure.map(AdventureID.init),
                             target: try PushTarget(kind: targetKind, id: targetID), token: PushToken(stored: token),
                             pushType: pushType, priority: priority, status: status, reason: reason, apnsID: apnsID,
-                            attempts: attempts, sentAt: sentAt)
+                            attempts: attempts, sentAt: sentAt, tick: tick, decision: decision, payload: payload)
     }
 }
 

@@ -214,6 +214,13 @@ public struct PushLogEntry: Hashable, Sendable {
     public var apnsID: String?
     public var attempts: Int
     public var sentAt: Date
+    /// The tick whose decision this was: 0 for the adventure's start; nil for pushes
+    /// that belong to no adventure.
+    public var tick: Int?
+    /// Why the policy sent it at this priority.
+    public var decision: String
+    /// The body exactly as sent.
+    public var payload: Data
 }
 
 /// One entry of an adventure's event log.
