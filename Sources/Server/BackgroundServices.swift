@@ -1,4 +1,5 @@
 import APNs
+import Prometheus
 import ServiceLifecycle
 
 /// The ticker and the dispatcher over the application's store, content and clock,
@@ -13,8 +14,10 @@ public func backgroundServices(
     ticker: Ticker.Settings = Ticker.Settings(), dispatcher: Dispatcher.Settings = Dispatcher.Settings()
 ) -> [any Service] {
     [
-        Dispatcher(store: resources.store, client: apns, settings: dispatcher, now: resources.now),
+        Dispatcher(store: resources.store, client: apns, settings: dispatcher, now: resources.now,
+                   metrics: resources.metricsFactory),
         Ticker(store: resources.store, content: resources.content, policy: configuration.pushPolicy,
-               topic: configuration.liveActivityTopic, settings: ticker, now: resources.now),
+               topic: configuration.liveActivityTopic, settings: ticker, now: resources.now,
+               metrics: resources.metricsFactory),
     ]
 }

@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import Logging
+import Metrics
 import ServiceLifecycle
 import Store
 
@@ -44,14 +45,17 @@ public struct Dispatcher: Service {
     private let settings: Settings
     private let now: @Sendable () -> Date
     private let logger: Logger
+    private let metrics: any MetricsFactory
 
     public init(store: RangersStore, client: APNsClient, settings: Settings = Settings(),
-                now: @escaping @Sendable () -> Date = Date.init, logger: Logger = Logger(label: "rangers.dispatcher")) {
+                now: @escaping @Sendable () -> Date = Date.init, logger: Logger = Logger(label: "rangers.dispatcher"),
+                metrics: any MetricsFactory = MetricsSystem.factory) {
         self.store = store
         self.client = client
         self.settings = settings
         self.now = now
         self.logger = logger
+        self.metrics = metrics
     }
 
     private enum Event: Sendable {
@@ -105,6 +109,7 @@ public struct Dispatcher: Service {
                         group.addTask { .answered(await self.deliver(push)) }
                     }
                     inFlight += claimed.count
+                    Gauge(label: "rangers_dispatcher_in_flight", factory: metrics).record(inFlight)
                 }
                 if !timerRunning {
                     timerRunning = true
@@ -124,6 +129,7 @@ public struct Dispatcher: Service {
                 case .answered(let result):
                     inFlight -= 1
                     guard let result else { continue }
+                    count(result)
                     answers.append(result)
                     // A dead token is recorded at once so nothing more is claimed for it.
                     if case .tokenInvalid = result.outcome { await flush(&answers) }
@@ -135,6 +141,20 @@ public struct Dispatcher: Service {
             await flush(&answers)
         }
         logger.info("dispatcher stopped")
+    }
+
+    /// Answers by outcome and priority; APNs' own figures are the client's.
+    private func count(_ result: PushResult) {
+        let outcome = switch result.outcome {
+        case .delivered: "delivered"
+        case .tokenInvalid: "tokenInvalid"
+        case .retryLater: "retryLater"
+        case .rejected: "rejected"
+        }
+        Counter(label: "rangers_dispatcher_pushes_total", dimensions: [
+            ("outcome", outcome), ("push_type", result.push.message.pushType),
+            ("priority", String(result.push.message.priority.rawValue)),
+        ], factory: metrics).increment()
     }
 
     /// Until the earliest pending push is due, within `idleWait`.

@@ -2,6 +2,7 @@ import Catalog
 import Foundation
 import Game
 import Logging
+import Metrics
 import PushPolicy
 import ServiceLifecycle
 import Store
@@ -24,12 +25,16 @@ public struct Ticker: Service {
 
         /// Adventures computed at once: their ticks are CPU work between two reads.
         public var concurrency: Int
+        /// Seconds before an adventure whose tick failed is tried again, so that a
+        /// batch of unplayable adventures cannot hold back the others.
+        public var failureRetryDelay: Int
 
         public init(batchSize: Int = 500, longestWait: Duration = .milliseconds(500),
-                    concurrency: Int = ProcessInfo.processInfo.activeProcessorCount) {
+                    concurrency: Int = ProcessInfo.processInfo.activeProcessorCount, failureRetryDelay: Int = 60) {
             self.batchSize = max(1, batchSize)
             self.longestWait = longestWait
             self.concurrency = max(1, concurrency)
+            self.failureRetryDelay = max(1, failureRetryDelay)
         }
     }
 
@@ -40,11 +45,12 @@ public struct Ticker: Service {
     private let settings: Settings
     private let now: @Sendable () -> Date
     private let logger: Logger
+    private let metrics: any MetricsFactory
     private let cache = AdventureCache()
 
     public init(store: RangersStore, content: LoadedContent, policy: PushPolicyConfiguration, topic: String,
                 settings: Settings = Settings(), now: @escaping @Sendable () -> Date = Date.init,
-                logger: Logger = Logger(label: "rangers.ticker")) {
+                logger: Logger = Logger(label: "rangers.ticker"), metrics: any MetricsFactory = MetricsSystem.factory) {
         self.store = store
         self.content = content
         self.policy = policy
@@ -52,6 +58,7 @@ public struct Ticker: Service {
         self.settings = settings
         self.now = now
         self.logger = logger
+        self.metrics = metrics
     }
 
     public func run() async throws {
@@ -92,11 +99,22 @@ public struct Ticker: Service {
         let records = try await nextTicks(of: due.map(\.id))
         guard !records.isEmpty else { return (0, second) }
         let results = try await store.recordTicks(records, at: at)
+        let committed = now()
+        Metrics.Timer(label: "rangers_ticker_pass_duration_seconds", factory: metrics)
+            .recordInterval(since: at, until: committed)
+        let startedAt = Dictionary(due.map { ($0.id, ($0.startedAt, $0.setup.tickInterval)) }, uniquingKeysWith: { a, _ in a })
+        let lag = Metrics.Timer(label: "rangers_tick_lag_seconds", factory: metrics)
         var stored = 0
         for (record, result) in zip(records, results) {
             switch result {
             case .success(let adventure):
                 stored += 1
+                // How long after its game time the tick was committed: the ticker's
+                // one measure of keeping up.
+                if let (start, interval) = startedAt[record.adventure] {
+                    lag.recordInterval(since: Date(timeIntervalSince1970: TimeInterval(start + record.tick * interval)),
+                                       until: committed)
+                }
                 if adventure.status != .running { cache.forget(record.adventure) }
             case .failure(let refusal):
                 // Another pass stored it first; the store refused it twice over.
@@ -105,6 +123,7 @@ public struct Ticker: Service {
                 ])
             }
         }
+        Counter(label: "rangers_ticks_total", factory: metrics).increment(by: stored)
         return (stored, second)
     }
 
@@ -127,9 +146,14 @@ public struct Ticker: Service {
                         throw CancellationError()
                     } catch {
                         // It stays due and fails again each pass: say so once per tick.
+                        Counter(label: "rangers_tick_failures_total", factory: metrics).increment()
                         if cache.isNewFailure(of: id, error: "\(error)") {
-                            logger.error("cannot play adventure's tick", metadata: ["adventure": "\(id)", "error": "\(error)"])
+                            logger.error("cannot play adventure's tick; trying again later", metadata: [
+                                "adventure": "\(id)", "error": "\(error)", "retryInSeconds": "\(settings.failureRetryDelay)",
+                            ])
                         }
+                        let later = Int(now().timeIntervalSince1970) + settings.failureRetryDelay
+                        try? await store.postponeTicks(of: id, until: later)
                         return (index, nil)
                     }
                 }
@@ -149,6 +173,11 @@ public struct Ticker: Service {
         let inputs = try await store.tickInputs(of: id)
         let stored = inputs.adventure
         guard stored.status == .running else { return nil }
+        if stored.contentVersion != content.version, !cache.hasRules(for: id) {
+            logger.warning("adventure started with other content; it goes on with the content loaded now", metadata: [
+                "adventure": "\(id)", "startedWith": "\(stored.contentVersion)", "loaded": "\(content.version)",
+            ])
+        }
         let rules = try cache.rules(for: stored, content: content, configuration: policy)
         let (state, events) = rules.adventure.tick(stored.state, commands: inputs.commands.map(\.command))
         var ledgers = inputs.ledgers
@@ -204,6 +233,10 @@ final class AdventureCache: @unchecked Sendable {
         return policy
     }
 
+    func hasRules(for adventure: AdventureID) -> Bool {
+        lock.withLock { policies[adventure] != nil }
+    }
+
     func forget(_ adventure: AdventureID) {
         lock.withLock {
             policies[adventure] = nil
@@ -218,5 +251,12 @@ final class AdventureCache: @unchecked Sendable {
             failures[adventure] = error
             return true
         }
+    }
+}
+
+extension Metrics.Timer {
+    /// Negative intervals (a clock set back) count as zero.
+    func recordInterval(since start: Date, until end: Date) {
+        recordNanoseconds(Int64(max(0, end.timeIntervalSince(start)) * 1_000_000_000))
     }
 }

@@ -68,6 +68,18 @@ extension RangersStore {
         }
     }
 
+    /// Puts off the next tick of an adventure that cannot be played now (its heroes
+    /// are gone from the content, say), so it stops holding the head of the due
+    /// queue. Its game time is unchanged: when it plays again, each tick keeps the
+    /// time `startedAt + tick × tickInterval`.
+    public func postponeTicks(of adventure: AdventureID, until second: Int) async throws {
+        try await write { db in
+            try db.execute(sql: """
+                UPDATE adventure SET nextTickAt = ? WHERE id = ? AND status = 'running' AND nextTickAt < ?
+                """, arguments: [second, adventure.rawValue, second])
+        }
+    }
+
     /// Every adventure the party has had, the newest first.
     public func adventures(of party: PartyID) async throws -> [StoredAdventure] {
         try await read { db in

@@ -23,6 +23,15 @@ final class ManualClock: @unchecked Sendable {
     func advance(by seconds: TimeInterval) { lock.withLock { current += seconds } }
 }
 
+/// When something happened, by the wall clock, as the simulator records arrivals.
+final class WallClockMark: @unchecked Sendable {
+    private let lock = NSLock()
+    private var marked: Date?
+
+    func mark() { lock.withLock { marked = Date() } }
+    var date: Date? { lock.withLock { marked } }
+}
+
 struct TimedOut: Error, CustomStringConvertible {
     var what: String
     var description: String { "timed out waiting for \(what)" }
@@ -71,7 +80,8 @@ struct DeliveryHarness: Sendable {
         // One attempt per claim: a failure goes back to the outbox and the
         // dispatcher's own retry is what is tested.
         let client = APNsClient(environment: .custom(simulator.baseURL), key: key, transport: transport,
-                                retry: APNsRetryPolicy(maximumAttempts: 1))
+                                retry: APNsRetryPolicy(maximumAttempts: 1),
+                                metrics: resources.metricsFactory)
         return DeliveryHarness(clock: clock, configuration: configuration, resources: resources, simulator: simulator,
                                client: client)
     }
@@ -83,8 +93,9 @@ struct DeliveryHarness: Sendable {
 
     /// The HTTP API through Hummingbird's in-process client.
     func api<Value: Sendable>(_ body: @escaping @Sendable (API) async throws -> Value) async throws -> Value {
+        // Over a real port and real HTTP, as an app would talk to the server.
         let app = try buildApplication(configuration, resources: resources)
-        return try await app.test(.router) { client in try await body(API(client: client)) }
+        return try await app.test(.live) { client in try await body(API(client: client)) }
     }
 
     /// Runs `body` with the ticker and the dispatcher running, then shuts them down

@@ -17,7 +17,11 @@ import Testing
         let id = AdventureID(fixture.adventureID)
         let store = harness.store
         let bao = fixture.bao
+        let chae = fixture.chae
         let potionTick = 4
+        let rotationTick = 8
+        let rotatedToken = token(50)
+        let rotatedAt = WallClockMark()
 
         try await harness.withServices {
             try await eventually("the push-to-start pushes") { try await harness.isSettled(id, at: 0) }
@@ -31,6 +35,15 @@ import Testing
                 }
                 // The next valid request is answered 503; the dispatcher must send it again.
                 if tick == 5 { try harness.simulator.failNext(1, status: 503, reason: .serviceUnavailable) }
+                // Chae's app reports a new token: the old one must never hear from us again.
+                if tick == rotationTick {
+                    try await harness.api { api in
+                        let rotated = try await api.send(.put, "/v1/activities/\(chae.activityID)/token", key: chae.key,
+                                                         body: #"{"pushToken": "\#(rotatedToken)"}"#)
+                        try #require(rotated.status == 200, "\(rotated)")
+                    }
+                    rotatedAt.mark()
+                }
             }
         }
 
@@ -73,8 +86,16 @@ import Testing
             #expect(starts.first?.priority == 10)
             #expect(starts.first?.topic == "\(TestServer.bundleID).push-type.liveactivity")
 
-            // Then the activity's pushes, exactly as the policy decided them, in order.
-            let received = accepted.filter { $0.deviceToken == token(index) }
+            // Then the activity's pushes, exactly as the policy decided them, in order:
+            // Chae's to the first token until it was rotated, then to the new one.
+            let received = accepted.filter { $0.deviceToken == token(index) || (member.id == chae.id && $0.deviceToken == rotatedToken) }
+            if member.id == chae.id {
+                let rotation = try #require(rotatedAt.date)
+                #expect(received.filter { $0.deviceToken == token(index) }.allSatisfy { $0.receivedAt < rotation },
+                        "the old token got a push after its rotation")
+                #expect(received.filter { $0.deviceToken == rotatedToken }.count >= 2, "the new token gets updates and the end")
+                #expect(received.last?.deviceToken == rotatedToken)
+            }
             let decided = outbox.filter { $0.message.target == .liveActivity(ActivityID(member.activityID)) }
             #expect(received.map(\.payload) == decided.map(\.message.payload), "activity of \(member.hero)")
             #expect(received.map(\.priority) == decided.map(\.message.priority.rawValue))
@@ -99,6 +120,29 @@ import Testing
             let log = try await store.pushLog(of: id)
             #expect(log.contains { $0.attempts == 2 && $0.status == 200 && $0.token.hex == failure.deviceToken })
         }
+    }
+
+    /// The ticker's and the dispatcher's figures reach `/metrics`.
+    @Test func theTickerAndTheDispatcherReportTheirWorkAtMetrics() async throws {
+        let harness = try await DeliveryHarness.start()
+        defer { Task { await harness.shutdown() } }
+        let fixture = try await harness.api { try await Fixture.make($0) }
+        let id = AdventureID(fixture.adventureID)
+        try await harness.withServices {
+            try await harness.playToEnd(id) { _ in }
+        }
+        let stored = try await harness.store.adventure(id)
+        let sent = try await harness.store.outbox(of: id).count { $0.state == .sent }
+        let metrics = try await harness.api { api in try await api.send(.get, "/metrics").text }
+        func value(_ series: String) -> Double {
+            metrics.split(separator: "\n").filter { $0.hasPrefix(series) }
+                .compactMap { $0.split(separator: " ").last.flatMap { Double($0) } }.reduce(0, +)
+        }
+        #expect(value("rangers_ticks_total") == Double(stored.lastTick))
+        #expect(value("rangers_tick_lag_seconds_count") == Double(stored.lastTick))
+        #expect(value("rangers_dispatcher_pushes_total{outcome=\"delivered\"") == Double(sent))
+        #expect(sent > 0)
+        #expect(metrics.contains("apns_pushes_total"), "the APNs client's own figures")
     }
 
     @Test func aTokenAnsweredUnregisteredIsInvalidatedAfterOne410() async throws {

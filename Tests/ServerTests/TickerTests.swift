@@ -1,5 +1,7 @@
 import Foundation
+import Catalog
 import Game
+import PushPolicy
 import Server
 import Store
 import Testing
@@ -59,5 +61,54 @@ import Testing
             let aps = try #require(body?["aps"] as? [String: Any])
             #expect(aps["timestamp"] as? Int == after.startedAt + tick * after.setup.tickInterval)
         }
+    }
+}
+
+extension TickerTests {
+    /// An adventure whose heroes have left the content can't be played; with a batch
+    /// of one, it would otherwise be first in line on every pass and no other
+    /// adventure would ever tick.
+    @Test func anAdventureThatCannotBePlayedDoesNotHoldBackTheOthers() async throws {
+        let harness = try await DeliveryHarness.start()
+        defer { Task { await harness.shutdown() } }
+        let fixture = try await harness.api { try await Fixture.make($0) }
+        let blocked = AdventureID(fixture.adventureID)
+        // A second party without Spouty, started later, so it is due after the first.
+        harness.clock.advance(by: 1)
+        let other = try await harness.api { api in
+            let party = try await api.send(.post, "/v1/parties", key: fixture.outsider.key,
+                                           body: #"{"name": "Cake squad", "hero": "cake"}"#)
+            try #require(party.status == 201, "\(party)")
+            let started = try await api.send(.post, "/v1/gm/adventures", key: TestServer.gameMasterKey, body: """
+                {"partyID": "\(try #require(party.json["id"].string))", "route": "whispering-woods", "tickInterval": 2}
+                """)
+            try #require(started.status == 201, "\(started)")
+            return AdventureID(try #require(started.json["id"].string))
+        }
+        harness.clock.advance(by: 10)
+
+        let content = try contentWithout(hero: "spouty")
+        let ticker = Ticker(store: harness.store, content: content, policy: harness.configuration.pushPolicy,
+                            topic: harness.configuration.liveActivityTopic,
+                            settings: Ticker.Settings(batchSize: 1, failureRetryDelay: 600), now: { harness.clock.now })
+        for _ in 0..<4 { try await ticker.playDueTicks() }
+
+        #expect(try await harness.store.adventure(other).lastTick > 0, "the playable adventure ticked")
+        let stuck = try await harness.store.adventure(blocked)
+        #expect(stuck.lastTick == 0)
+        #expect(stuck.status == .running)
+        #expect(try #require(stuck.nextTickAt) >= Int(harness.clock.now.timeIntervalSince1970) + 590,
+                "tried again only after the retry delay")
+    }
+
+    /// Content/ as it is, less one hero.
+    private func contentWithout(hero: String) throws -> LoadedContent {
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("content-\(UUID().uuidString)")
+        try FileManager.default.copyItem(at: TestServer.contentDirectory, to: copy)
+        let file = copy.appendingPathComponent("heroes.json")
+        var heroes = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
+        heroes["heroes"] = (heroes["heroes"] as? [[String: Any]])?.filter { $0["id"] as? String != hero }
+        try JSONSerialization.data(withJSONObject: heroes).write(to: file)
+        return try LoadedContent.load(from: copy, requiring: PushPolicy.contentRequirements)
     }
 }
