@@ -82,6 +82,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             resources: [.copy("openapi.yaml")]
         ),
@@ -91,9 +92,22 @@ let package = Package(
                 "Game", "Catalog", "Wire", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Server",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
         .executableTarget(name: "APNsBench", dependencies: ["APNs", "APNsCurl"], path: "Benchmarks/APNsBench"),
+        .executableTarget(
+            name: "ServerLoadBench",
+            dependencies: [
+                "Game", "Catalog", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Store", "Server",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Benchmarks/ServerLoadBench"
+        ),
         .executableTarget(
             name: "SimulationBench",
             dependencies: ["Game", "Catalog"],
@@ -128,7 +142,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "PushPolicyTests", dependencies: ["PushPolicy", "Catalog"], exclude: ["Golden"]),
-        .testTarget(name: "RangersTests", dependencies: ["rangers"]),
+        .testTarget(name: "RangersTests", dependencies: ["rangers", "Game", "Catalog", "Store"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -14,6 +14,9 @@ public struct ServerResources: Sendable {
     /// Where `/metrics` reads from. Passed in rather than bootstrapped globally, so
     /// each application (and each test) has its own.
     public let metrics: PrometheusCollectorRegistry
+    /// The same registry for swift-metrics users: the ticker, the dispatcher and
+    /// the APNs client.
+    public var metricsFactory: PrometheusMetricsFactory { PrometheusMetricsFactory(registry: metrics) }
     /// The wall clock; a test fixes it to know the times an adventure gets.
     public let now: @Sendable () -> Date
 
@@ -60,15 +63,20 @@ public func buildApplication(_ configuration: ServerConfiguration) async throws 
     try buildApplication(configuration, resources: try ServerResources.open(configuration))
 }
 
+///
+/// `onListening` gets the port the server listens on: the one configured, or the
+/// one the system picked for port 0.
 public func buildApplication(_ configuration: ServerConfiguration, resources: ServerResources,
-                             services: [any Service] = []) throws -> some ApplicationProtocol {
+                             services: [any Service] = [],
+                             onListening: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
     try configuration.validate()
     let router = buildRouter(configuration, resources: resources)
     return Application(
         router: router,
         configuration: ApplicationConfiguration(address: .hostname(configuration.host, port: configuration.port),
                                                 serverName: "rangers"),
-        services: services)
+        services: services,
+        onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) })
 }
 
 /// The router with every route, for the application and for the test that holds

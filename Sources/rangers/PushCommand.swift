@@ -2,6 +2,7 @@ import APNs
 import APNsCurl
 import ArgumentParser
 import Foundation
+import Metrics
 
 /// `rangers push`: one push from the terminal, like the talk's curl example,
 /// through the server's own APNs module.
@@ -177,7 +178,7 @@ struct APNsConnectionOptions: ParsableArguments {
     @Option(help: "A PEM file of certificates to trust besides the system's (for a private or test endpoint).")
     var caFile: String?
 
-    func client() throws -> APNsClient {
+    func client(metrics: any MetricsFactory = MetricsSystem.factory) throws -> APNsClient {
         let env = ProcessInfo.processInfo.environment
         guard let keyFile = keyFile ?? env["APNS_KEY_FILE"] else {
             throw UsageError("no key: pass --key-file or set APNS_KEY_FILE")
@@ -214,7 +215,7 @@ struct APNsConnectionOptions: ParsableArguments {
         } catch {
             throw UsageError("\(error)")
         }
-        return APNsClient(environment: target, key: key, transport: transport)
+        return APNsClient(environment: target, key: key, transport: transport, metrics: metrics)
     }
 }
 

@@ -49,6 +49,7 @@ struct ServeCommand: AsyncParsableCommand {
             host: host ?? environment["RANGERS_HOST"] ?? "127.0.0.1",
             port: port,
             contentDirectory: content.directory,
+            pushPolicy: try PolicyEnvironment.configuration(from: environment),
             bundleID: bundleID ?? environment["RANGERS_BUNDLE_ID"] ?? "com.example.apple-samplecode.Emoji-Rangers")
         let resources: ServerResources
         do {
@@ -66,19 +67,24 @@ struct ServeCommand: AsyncParsableCommand {
             let key = APNsSigningKey.generate(keyID: "SIMKEY0001", teamID: "SIMTEAM001").key
             try started.registerProviderKey(key)
             let transport = try CurlHTTP2Transport(configuration: CurlTransportConfiguration(caFile: started.certificateFile))
-            client = APNsClient(environment: .custom(started.baseURL), key: key, transport: transport)
+            client = APNsClient(environment: .custom(started.baseURL), key: key, transport: transport,
+                                metrics: resources.metricsFactory)
             simulator = started
             print("APNs: the built-in simulator at \(started.baseURL)")
         case "apple":
-            client = try connection.client()
+            client = try connection.client(metrics: resources.metricsFactory)
             print("APNs: \(client.environment.baseURL)")
         default:
             throw UsageError("apns: '\(mode)' must be simulator or apple (RANGERS_APNS)")
         }
 
-        let app = try buildApplication(configuration, resources: resources,
-                                       services: backgroundServices(configuration, resources: resources, apns: client))
-        print("Listening on http://\(configuration.host):\(configuration.port) (database \(configuration.databasePath))")
+        let app = try buildApplication(
+            configuration, resources: resources,
+            services: backgroundServices(configuration, resources: resources, apns: client),
+            onListening: { port in
+                print("Listening on http://\(configuration.host):\(port) (database \(configuration.databasePath))")
+                fflush(nil)
+            })
         try await app.runService()
         await client.shutdown()
         try await simulator?.shutdown()

@@ -1,0 +1,224 @@
+import APNsSimulator
+import Foundation
+import Game
+import Server
+import Wire
+
+/// What the demo's players, their apps and the game master do, and what the demo
+/// shows of it: every tick's events and every push as the server's own API reports
+/// them.
+struct DemoScript {
+    let client: DemoClient
+    let gameMasterKey: String
+    let simulator: APNsSimulator
+    let resources: ServerResources
+    let language: String
+    let speed: Int
+
+    /// One player and their phone.
+    struct Player {
+        var name: String
+        var hero: HeroID
+        var locale: String
+        var frequentPushes: Bool
+        var key = ""
+        var device = "device-\(UUID().uuidString.prefix(8).lowercased())"
+        var pushToStartToken = DemoScript.randomToken()
+        var activity: String?
+    }
+
+    private var players = [
+        Player(name: "Mai", hero: HeroID("power-panda"), locale: "vi-VN", frequentPushes: true),
+        Player(name: "Jun", hero: HeroID("egghead"), locale: "ko-KR", frequentPushes: false),
+        Player(name: "Lin", hero: HeroID("spouty"), locale: "zh-Hans-CN", frequentPushes: true),
+    ]
+    private var shownEvents = 0
+    private var shownTick = 0
+    private var shownPushes: [DemoClient.Pushes.Entry] = []
+    private var potionUsed = false
+    private let terminal = isatty(STDOUT_FILENO) == 1
+    private var progressShown = false
+
+    init(client: DemoClient, gameMasterKey: String, simulator: APNsSimulator, resources: ServerResources,
+         language: String, speed: Int) {
+        self.client = client
+        self.gameMasterKey = gameMasterKey
+        self.simulator = simulator
+        self.resources = resources
+        self.language = language
+        self.speed = speed
+    }
+
+    mutating func run(route: RouteID, seed: UInt64?) async throws {
+        let party = try await formParty()
+        let started = try await client.startAdventure(party: party.id, route: route, tickInterval: 1, seed: seed,
+                                                      key: gameMasterKey)
+        let game = resources.content.game
+        let routeName = game.route(route)?.name ?? route.rawValue
+        show("\n🗺  The game master starts \(routeName) (adventure \(started.id)), a tick every game second, "
+             + "\(speed)× faster than the wall clock")
+        let wallStart = ContinuousClock.now
+        let final = try await follow(adventure: started.id)
+        clearProgress()
+        summarize(final, elapsed: ContinuousClock.now - wallStart)
+    }
+
+    /// Players sign up, pick their hero, form a party, and their phones register
+    /// push-to-start tokens, all over the HTTP API.
+    private mutating func formParty() async throws -> DemoClient.Party {
+        for index in players.indices {
+            let created = try await client.createPlayer(name: players[index].name)
+            players[index].key = created.apiKey
+            try await client.pickHeroes([players[index].hero], key: created.apiKey)
+            try await client.registerPushToStartToken(device: players[index].device, token: players[index].pushToStartToken,
+                                                      locale: players[index].locale, key: created.apiKey)
+            show("👤 \(players[index].name) signs up with \(heroName(players[index].hero)); their phone "
+                 + "(\(players[index].locale), frequent updates \(players[index].frequentPushes ? "on" : "off")) "
+                 + "registers a push-to-start token")
+        }
+        let party = try await client.createParty(name: "Demo Rangers", hero: players[0].hero, key: players[0].key)
+        for player in players.dropFirst() {
+            try await client.joinParty(inviteCode: party.inviteCode, hero: player.hero, key: player.key)
+        }
+        show("🤝 \(players[0].name) forms a party; the others join with invite code \(party.inviteCode)")
+        return party
+    }
+
+    /// Until the adventure has ended and every push it decided has been answered.
+    private mutating func follow(adventure id: String) async throws -> DemoClient.Adventure {
+        let deadline = ContinuousClock.now + .seconds(120)
+        while true {
+            guard ContinuousClock.now < deadline else {
+                throw UsageError("the adventure did not finish within 120 s; the server may be overloaded")
+            }
+            try await registerActivitiesWhosePushToStartArrived(adventure: id)
+            let adventure = try await client.adventure(id, key: gameMasterKey)
+            try await showNewEventsAndPushes(of: id)
+            try await usePotionWhenSomeoneIsHurt(adventure)
+            if adventure.status != "running", try await resources.store.pendingOutboxCount() == 0 {
+                try await showNewEventsAndPushes(of: id)
+                return adventure
+            }
+            showProgress(adventure)
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    /// The phone shows the Live Activity the push-to-start carried, and its app
+    /// sends the activity's own update token to the server, as ActivityKit's
+    /// `pushTokenUpdates` would.
+    private mutating func registerActivitiesWhosePushToStartArrived(adventure: String) async throws {
+        guard players.contains(where: { $0.activity == nil }) else { return }
+        let arrived = Set(simulator.accepted().map(\.deviceToken))
+        for index in players.indices where players[index].activity == nil && arrived.contains(players[index].pushToStartToken) {
+            let activity = "activity-\(UUID().uuidString.prefix(8).lowercased())"
+            try await client.registerActivity(adventure: adventure, activity: activity, token: Self.randomToken(),
+                                              hero: players[index].hero, frequentPushes: players[index].frequentPushes,
+                                              locale: players[index].locale, key: players[index].key)
+            players[index].activity = activity
+            show("📱 \(players[index].name)'s phone shows the Live Activity; the app registers its update token")
+        }
+    }
+
+    /// New events and pushes in the order of their ticks: a push usually follows its
+    /// tick's events by a few milliseconds, and one the dispatcher sent late says so.
+    private mutating func showNewEventsAndPushes(of adventure: String) async throws {
+        let events = try await client.events(adventure, key: gameMasterKey)
+        let pushes = try await client.pushes(adventure, key: gameMasterKey)
+        enum Line {
+            case event(GameEvent)
+            case push(DemoClient.Pushes.Entry)
+        }
+        var lines: [(tick: Int, line: Line)] = events.dropFirst(shownEvents).map { ($0.tick, .event($0.event)) }
+        lines += pushes.dropFirst(shownPushes.count).map { ($0.tick ?? shownTick, .push($0)) }
+        // Stable: events stay before the pushes of their tick.
+        let ordered = lines.enumerated().sorted { ($0.element.tick, $0.offset) < ($1.element.tick, $1.offset) }.map(\.element)
+        for (tick, line) in ordered {
+            if tick > shownTick {
+                shownTick = tick
+                show("\n⏱  tick \(tick)")
+            }
+            switch line {
+            case .event(let event):
+                show("   " + resources.content.strings.format(event.text(names: resources.content.game), language: language))
+            case .push(let push):
+                var text = "   → \(push.event ?? push.targetKind) to \(recipient(of: push)) · priority \(push.priority)"
+                if let alert = push.alert { text += " · alert \(alert) 🔔 \(push.sound ?? "default sound")" }
+                text += " · \(push.status.map { "APNs \($0)" } ?? "no answer")\(push.reason.map { " \($0)" } ?? "")"
+                if tick < shownTick { text += " (decided at tick \(tick))" }
+                show(text + "\n     why: \(push.why)")
+            }
+        }
+        shownEvents = events.count
+        shownPushes = pushes
+    }
+
+    /// A player drinks a potion for their hero the first time one is badly hurt,
+    /// so the demo shows a command arriving over HTTP and applied at the next tick.
+    private mutating func usePotionWhenSomeoneIsHurt(_ adventure: DemoClient.Adventure) async throws {
+        guard !potionUsed, adventure.status == "running", adventure.state.potions > 0,
+              let hurt = adventure.state.heroes.first(where: { !$0.knockedDown && $0.health * 10 < $0.maxHealth * 4 }),
+              let player = players.first(where: { $0.hero.rawValue == hurt.hero })
+        else { return }
+        potionUsed = true
+        try await client.usePotion(adventure: adventure.id, hero: player.hero, key: player.key)
+        show("🧪 \(player.name) uses a potion on \(heroName(player.hero)) (\(hurt.health)/\(hurt.maxHealth))")
+    }
+
+    private func recipient(of push: DemoClient.Pushes.Entry) -> String {
+        let owner = players.first {
+            push.targetKind == "pushToStart" ? $0.device == push.targetID : $0.activity == push.targetID
+        }
+        return owner.map { "\($0.name)'s \(push.targetKind == "pushToStart" ? "phone" : "Live Activity")" } ?? push.targetID
+    }
+
+    private mutating func summarize(_ adventure: DemoClient.Adventure, elapsed: Duration) {
+        let sent = shownPushes.filter { $0.status == 200 }
+        let high = sent.count { $0.priority == 10 }
+        let alerts = Dictionary(grouping: sent.compactMap(\.alert), by: { $0 }).mapValues(\.count)
+            .sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ")
+        let demoted = sent.count { $0.why.contains("demoted") }
+        print("""
+
+            🏁 Adventure \(adventure.id): \(adventure.status) at tick \(adventure.lastTick) \
+            (\(adventure.lastTick) game seconds, \(elapsed.components.seconds) s here)
+               Pushes delivered: \(sent.count) — \(high) at priority 10, \(sent.count - high) at priority 5 \
+            (\(shownPushes.count - sent.count) not delivered)
+               Alerts: \(alerts.isEmpty ? "none" : alerts)
+               Demoted to priority 5 by the hourly budget: \(demoted)
+               The APNs simulator accepted \(simulator.acceptedCount) pushes.
+               Replay it:  rangers replay \(adventure.id) --db \(resources.store.path)
+            """)
+    }
+
+    private func heroName(_ id: HeroID) -> String {
+        resources.content.game.hero(id).map { "\($0.avatar) \($0.name)" } ?? id.rawValue
+    }
+
+    private mutating func show(_ line: String) {
+        clearProgress()
+        print(line)
+    }
+
+    /// One line that rewrites itself, only when a person watches.
+    private mutating func showProgress(_ adventure: DemoClient.Adventure) {
+        guard terminal else { return }
+        let boss = adventure.state.boss
+        let heroes = adventure.state.heroes.map { $0.knockedDown ? "down" : "\($0.health)" }.joined(separator: " ")
+        print("\r⏳ tick \(adventure.lastTick) · boss \(boss.health)/\(boss.maxHealth) · heroes \(heroes) · "
+              + "pushes \(shownPushes.count)", terminator: "")
+        fflush(nil)
+        progressShown = true
+    }
+
+    private mutating func clearProgress() {
+        guard progressShown else { return }
+        print("\r\u{1B}[K", terminator: "")
+        progressShown = false
+    }
+
+    /// A device token as APNs hands them out: 32 random bytes in hex.
+    static func randomToken() -> String {
+        (0..<32).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max)) }.joined()
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import Store
+import Testing
+
+/// `rangers demo` as a new user runs it: one command, a whole adventure, exit 0.
+@Suite struct DemoCommandTests {
+    @Test func theDemoPlaysAnAdventureOverHTTPAndShowsEveryPush() async throws {
+        let database = FileManager.default.temporaryDirectory.appendingPathComponent("demo-\(UUID().uuidString).sqlite")
+        defer {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database.path + suffix) }
+        }
+        let demo = try await RangersProcess.run(["demo", "--db", database.path, "--speed", "10", "--seed", "11"])
+        #expect(demo.status == 0, "\(demo.stderr)")
+        let output = demo.stdout
+        #expect(output.contains("signs up with 🐼 Power Panda"))
+        #expect(output.contains("registers its update token"))
+        #expect(output.contains("⏱  tick 1\n"))
+        #expect(output.contains("→ start to Mai's phone · priority 10"))
+        #expect(output.contains("→ end to Lin's Live Activity"))
+        #expect(output.contains("· alert "), "alerts are shown with their loc-key")
+        #expect(output.contains("why: "))
+        #expect(!output.contains("\u{1B}["), "no progress line when the output is not a terminal")
+
+        // What the demo reported is what the database holds.
+        let store = try RangersStore(path: database.path)
+        let adventureID = try #require(output.firstMatch(of: /🏁 Adventure (\S+):/)?.1)
+        let adventure = try await store.adventure(AdventureID(String(adventureID)))
+        #expect(adventure.status != .running)
+        let log = try await store.pushLog(of: adventure.id)
+        #expect(output.contains("Pushes delivered: \(log.count { $0.status == 200 })"))
+        #expect(log.count { $0.tick == 0 } == 3, "a push-to-start for each of the three phones")
+        #expect(Set(log.filter { ($0.tick ?? 0) > 0 }.map(\.target)).count == 3, "three Live Activities updated")
+        #expect(output.contains("rangers replay \(adventureID) --db \(database.path)"))
+    }
+
+    @Test func badOptionsAreRefusedBeforeAnythingStarts() async throws {
+        let speed = try await RangersProcess.run(["demo", "--speed", "0"])
+        #expect(speed.status == 2)
+        #expect(speed.stderr.contains("speed: must be 1…20"))
+        let policy = try await RangersProcess.run(["demo"], environment: ["RANGERS_POLICY_ROUTINE_SPACING": "soon"])
+        #expect(policy.status == 2)
+        #expect(policy.stderr.contains("RANGERS_POLICY_ROUTINE_SPACING: 'soon' is not a whole number"))
+        let budget = try await RangersProcess.run(["demo"], environment: ["RANGERS_POLICY_HIGH_PRIORITY_PER_HOUR": "-1"])
+        #expect(budget.status == 2)
+        #expect(budget.stderr.contains("RANGERS_POLICY_HIGH_PRIORITY_PER_HOUR must be 0 or more"))
+    }
+}
