@@ -3,7 +3,10 @@
 # nginx that speaks HTTP/2 over TLS and answers 200 to every push: a sink that
 # costs little, so the figures are the sender's.
 #
-#   bash Benchmarks/apns-bench.sh [APNsBench options, e.g. --pushes 50000 --connections 1,2,4]
+#   bash Benchmarks/apns-bench.sh [--baseline] [APNsBench options, e.g. --pushes 50000 --connections 1,2,4]
+#
+# --baseline first runs Benchmarks/CurlBaseline (a plain C libcurl loop) against
+# the same nginx: the ceiling libcurl itself puts on any sender built on it.
 #
 # Installs nginx from the distribution if missing (needs root or sudo), makes a
 # throwaway self-signed certificate, starts nginx on 127.0.0.1:$APNS_BENCH_PORT
@@ -13,6 +16,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 port="${APNS_BENCH_PORT:-18443}"
+baseline=false
+if [ "${1:-}" = "--baseline" ]; then
+    baseline=true
+    shift
+fi
 as_root=()
 [ "$(id -u)" -eq 0 ] || as_root=(sudo)
 
@@ -76,4 +84,8 @@ CONF
 
 "$nginx_bin" -p "$work" -c "$work/nginx.conf"
 echo "nginx $("$nginx_bin" -v 2>&1 | sed 's/.*\///') listening on https://127.0.0.1:$port"
+if $baseline; then
+    cc -O2 -o "$work/curl-baseline" Benchmarks/CurlBaseline/curl-baseline.c $(pkg-config --cflags --libs libcurl)
+    "$work/curl-baseline" "https://127.0.0.1:$port" "$work/cert.pem" 50000 100
+fi
 "$bench" --url "https://127.0.0.1:$port" --ca-file "$work/cert.pem" "$@"

@@ -1,0 +1,199 @@
+// The server under load: N running adventures of 3 heroes at a one-second tick,
+// each hero's player with a Live Activity, played by the real Ticker and sent by
+// the real Dispatcher through libcurl to the APNs simulator, over one SQLite file.
+//
+//   swift run -c release ServerLoadBench [--adventures 10000] [--seconds 60] [--warm-up 10]
+//
+// Prints how late ticks are stored after their game time (p50/p99/max), ticks and
+// pushes per second against what the load asks for, the process's CPU (the
+// simulator runs in the same process, so its share is included) and memory.
+import APNs
+import APNsCurl
+import APNsSimulator
+import Catalog
+import Foundation
+import Game
+import Logging
+import Metrics
+import PushPolicy
+import Server
+import ServiceLifecycle
+import Store
+
+struct Options {
+    var adventures = 10_000
+    var seconds = 60
+    var warmUp = 10
+
+    static func parse() throws -> Options {
+        var options = Options()
+        var arguments = CommandLine.arguments.dropFirst().makeIterator()
+        while let argument = arguments.next() {
+            guard let text = arguments.next(), let value = Int(text), value > 0 else {
+                throw BenchError("\(argument) needs a positive number")
+            }
+            switch argument {
+            case "--adventures": options.adventures = value
+            case "--seconds": options.seconds = value
+            case "--warm-up": options.warmUp = value
+            default: throw BenchError("unknown option \(argument)")
+            }
+        }
+        return options
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+LoggingSystem.bootstrap { label in
+    var handler = StreamLogHandler.standardError(label: label)
+    handler.logLevel = .error
+    return handler
+}
+let options: Options
+do { options = try Options.parse() } catch {
+    FileHandle.standardError.write(Data("ServerLoadBench: \(error)\n".utf8))
+    exit(2)
+}
+
+let directory = FileManager.default.temporaryDirectory.appendingPathComponent("server-load-\(UUID().uuidString)")
+try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: directory) }
+let configuration = ServerConfiguration(
+    gameMasterKey: String(repeating: "k", count: 32), databasePath: directory.appendingPathComponent("load.sqlite").path,
+    port: 0, contentDirectory: URL(fileURLWithPath: "Content", isDirectory: true))
+let resources = try ServerResources.open(configuration)
+let store = resources.store
+let content = resources.content
+let route = content.game.routes[0].id
+let heroes = [HeroID("power-panda"), HeroID("egghead"), HeroID("spouty")]
+
+// Players, parties and Live Activities, made through the store as the API would.
+let setupStart = ContinuousClock.now
+print("setting up \(options.adventures) adventures of \(heroes.count) heroes …")
+var adventureIDs: [AdventureID] = []
+adventureIDs.reserveCapacity(options.adventures)
+for index in 0..<options.adventures {
+    var players: [PlayerID] = []
+    for hero in heroes {
+        let player = try await store.createPlayer(name: "p\(index)-\(hero.rawValue)").player.id
+        _ = try await store.pickHeroes([hero], for: player)
+        players.append(player)
+    }
+    let party = try await store.createParty(name: "party \(index)", by: players[0], hero: heroes[0])
+    for (player, hero) in zip(players.dropFirst(), heroes.dropFirst()) {
+        _ = try await store.joinParty(inviteCode: party.inviteCode.rawValue, player: player, hero: hero)
+    }
+    let roster = zip(players, heroes).map { PartyMember(player: $0, hero: $1) }
+    let setup = AdventureSetup(route: route, party: roster, tickInterval: 1, timeLimit: AdventureSetup.longestTimeLimit,
+                               seed: UInt64(index))
+    let adventure = try Adventure(setup: setup, content: content.game)
+    let stored = try await store.startAdventure(party: party.id, setup: setup, state: adventure.start(),
+                                                startedAt: Int(Date().timeIntervalSince1970), contentVersion: content.version,
+                                                outbox: [])
+    for (slot, member) in roster.enumerated() {
+        let token = try PushToken(hex: String(format: "%08x%02x", index, slot) + String(repeating: "ab", count: 27))
+        _ = try await store.registerLiveActivity(activityID: ActivityID("a\(index)-\(slot)"), player: member.player,
+                                                 adventure: stored.id, hero: member.hero, token: token,
+                                                 frequentUpdates: slot == 0, locale: "en-US")
+    }
+    adventureIDs.append(stored.id)
+}
+print("set up in \(ContinuousClock.now - setupStart)")
+
+// The APNs simulator in this process, reached through libcurl over TLS and HTTP/2.
+let simulator = try await APNsSimulator.start()
+let key = APNsSigningKey.generate(keyID: "LOADKEY001", teamID: "LOADTEAM01").key
+try simulator.registerProviderKey(key)
+let apns = APNsClient(environment: .custom(simulator.baseURL), key: key,
+                      transport: try CurlHTTP2Transport(configuration: CurlTransportConfiguration(caFile: simulator.certificateFile)))
+let lags = LagRecorder()
+let services: [any Service] = [
+    Dispatcher(store: store, client: apns, settings: Dispatcher.Settings(maximumInFlight: 256)),
+    Ticker(store: store, content: content, policy: configuration.pushPolicy, topic: configuration.liveActivityTopic,
+           metrics: lags),
+]
+let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: services, logger: Logger(label: "bench")))
+
+struct Sample {
+    var at: ContinuousClock.Instant
+    var cpu: Double
+    var ticks: Int
+    var pushes: Int
+}
+func sample() -> Sample {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+        + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1_000_000
+    return Sample(at: .now, cpu: cpu, ticks: lags.count, pushes: simulator.acceptedCount)
+}
+func memory(_ field: String) -> String {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix(field + ":") } ?? ""
+    let kB = Double(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+    return String(format: "%.0f MiB", kB / 1024)
+}
+
+try await withThrowingTaskGroup(of: Void.self) { tasks in
+    tasks.addTask { try await group.run() }
+    try await Task.sleep(for: .seconds(options.warmUp))
+    lags.reset()
+    let first = sample()
+    try await Task.sleep(for: .seconds(options.seconds))
+    let last = sample()
+    await group.triggerGracefulShutdown()
+    try await tasks.waitForAll()
+
+    let wall = Double((last.at - first.at).components.seconds) + Double((last.at - first.at).components.attoseconds) / 1e18
+    let lag = lags.sortedMilliseconds()
+    func percentile(_ p: Double) -> String {
+        lag.isEmpty ? "-" : String(format: "%.0f ms", lag[min(lag.count - 1, Int(Double(lag.count) * p))])
+    }
+    print("""
+        \(options.adventures) adventures × \(heroes.count) heroes at a 1 s tick, \(options.seconds) s measured after \(options.warmUp) s
+        ticks stored      \(String(format: "%.0f", Double(last.ticks - first.ticks) / wall))/s of \(options.adventures)/s due
+        tick lag          p50 \(percentile(0.5)) · p99 \(percentile(0.99)) · max \(lag.last.map { String(format: "%.0f ms", $0) } ?? "-")
+        pushes delivered  \(String(format: "%.0f", Double(last.pushes - first.pushes) / wall))/s
+        CPU               \(String(format: "%.2f", (last.cpu - first.cpu) / wall)) cores (ticker, dispatcher, SQLite and the simulator)
+        memory            \(memory("VmRSS")) resident, \(memory("VmHWM")) peak
+        """)
+}
+await apns.shutdown()
+try await simulator.shutdown()
+
+/// Keeps every tick's lag (`rangers_tick_lag_seconds`); other metrics are dropped.
+final class LagRecorder: MetricsFactory, @unchecked Sendable {
+    private let lock = NSLock()
+    private var nanoseconds: [Int64] = []
+
+    var count: Int { lock.withLock { nanoseconds.count } }
+    func reset() { lock.withLock { nanoseconds.removeAll() } }
+    func sortedMilliseconds() -> [Double] { lock.withLock { nanoseconds.sorted().map { Double($0) / 1e6 } } }
+
+    func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {
+        label == "rangers_tick_lag_seconds" ? LagTimer(recorder: self) : NOOPMetricsHandler.instance
+    }
+    func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler { NOOPMetricsHandler.instance }
+    func makeFloatingPointCounter(label: String, dimensions: [(String, String)]) -> any FloatingPointCounterHandler {
+        NOOPMetricsHandler.instance
+    }
+    func makeRecorder(label: String, dimensions: [(String, String)], aggregate: Bool) -> any RecorderHandler {
+        NOOPMetricsHandler.instance
+    }
+    func destroyCounter(_ handler: any CounterHandler) {}
+    func destroyFloatingPointCounter(_ handler: any FloatingPointCounterHandler) {}
+    func destroyRecorder(_ handler: any RecorderHandler) {}
+    func destroyTimer(_ handler: any TimerHandler) {}
+
+    fileprivate func record(_ value: Int64) { lock.withLock { nanoseconds.append(value) } }
+}
+
+private final class LagTimer: TimerHandler, @unchecked Sendable {
+    init(recorder: LagRecorder) { self.recorder = recorder }
+    let recorder: LagRecorder
+    func recordNanoseconds(_ duration: Int64) { recorder.record(duration) }
+}
