@@ -19,6 +19,8 @@ public struct ServerResources: Sendable {
     public var metricsFactory: PrometheusMetricsFactory { PrometheusMetricsFactory(registry: metrics) }
     /// The wall clock; a test fixes it to know the times an adventure gets.
     public let now: @Sendable () -> Date
+    /// Whether pushes reach APNs: the dispatcher tells, the channel API reports.
+    public let deliveryHealth: DeliveryHealth
 
     public init(store: RangersStore, content: LoadedContent, metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
                 now: @escaping @Sendable () -> Date = Date.init) {
@@ -26,6 +28,7 @@ public struct ServerResources: Sendable {
         self.content = content
         self.metrics = metrics
         self.now = now
+        deliveryHealth = DeliveryHealth(now: now())
     }
 
     /// Validates the configuration, loads and checks the content (as `rangers
@@ -101,6 +104,7 @@ struct RangersAPI: Sendable {
     let metrics: PrometheusCollectorRegistry
     let now: @Sendable () -> Date
     let auth: Authenticator
+    let deliveryHealth: DeliveryHealth
 
     init(configuration: ServerConfiguration, resources: ServerResources) {
         self.configuration = configuration
@@ -108,6 +112,7 @@ struct RangersAPI: Sendable {
         content = resources.content
         metrics = resources.metrics
         now = resources.now
+        deliveryHealth = resources.deliveryHealth
         auth = Authenticator(store: resources.store, gameMasterKey: configuration.gameMasterKey)
     }
 

@@ -2,8 +2,8 @@ import APNs
 import Prometheus
 import ServiceLifecycle
 
-/// The ticker and the dispatcher over the application's store, content and clock,
-/// to pass as `buildApplication(_:resources:services:)`'s `services`.
+/// The ticker, the dispatcher and the audio retention over the application's
+/// store, content and clock, to pass as `buildApplication(_:resources:services:)`'s `services`.
 ///
 /// The order matters: a service group stops its services in reverse order, each
 /// after the one before has finished. With the dispatcher first, a SIGTERM stops
@@ -14,10 +14,12 @@ public func backgroundServices(
     ticker: Ticker.Settings = Ticker.Settings(), dispatcher: Dispatcher.Settings = Dispatcher.Settings()
 ) -> [any Service] {
     [
+        AudioRetention(store: resources.store, retention: configuration.pushToTalk.audioRetention, now: resources.now),
         Dispatcher(store: resources.store, client: apns, settings: dispatcher, now: resources.now,
-                   metrics: resources.metricsFactory),
+                   metrics: resources.metricsFactory, health: resources.deliveryHealth),
         Ticker(store: resources.store, content: resources.content, policy: configuration.pushPolicy,
-               topic: configuration.liveActivityTopic, settings: ticker, now: resources.now,
+               topic: configuration.liveActivityTopic, pushToTalkTopic: configuration.pushToTalkTopic,
+               settings: ticker, now: resources.now,
                metrics: resources.metricsFactory),
     ]
 }

@@ -46,16 +46,18 @@ public struct Dispatcher: Service {
     private let now: @Sendable () -> Date
     private let logger: Logger
     private let metrics: any MetricsFactory
+    private let health: DeliveryHealth
 
     public init(store: RangersStore, client: APNsClient, settings: Settings = Settings(),
                 now: @escaping @Sendable () -> Date = Date.init, logger: Logger = Logger(label: "rangers.dispatcher"),
-                metrics: any MetricsFactory = MetricsSystem.factory) {
+                metrics: any MetricsFactory = MetricsSystem.factory, health: DeliveryHealth = DeliveryHealth()) {
         self.store = store
         self.client = client
         self.settings = settings
         self.now = now
         self.logger = logger
         self.metrics = metrics
+        self.health = health
     }
 
     private enum Event: Sendable {
@@ -79,6 +81,7 @@ public struct Dispatcher: Service {
             while true {
                 if drainDeadline == nil, Task.isShuttingDownGracefully {
                     drainDeadline = .now + settings.drainTime
+                    health.stopping(at: now())
                     logger.info("draining the outbox before stopping")
                 }
                 if let deadline = drainDeadline {
@@ -145,6 +148,7 @@ public struct Dispatcher: Service {
 
     /// Answers by outcome and priority; APNs' own figures are the client's.
     private func count(_ result: PushResult) {
+        health.record(result.outcome, at: now())
         let outcome = switch result.outcome {
         case .delivered: "delivered"
         case .tokenInvalid: "tokenInvalid"

@@ -21,22 +21,26 @@ enum JSONCoding {
     /// Reads at most `limit` bytes of the body and decodes it. A declared length
     /// over the limit is refused before anything is read.
     static func decode<Body: Decodable>(_ type: Body.Type, from request: Request, limit: Int) async throws -> Body {
-        if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > limit {
-            throw APIError.bodyTooLarge(limit: limit)
-        }
-        var request = request
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.collectBody(upTo: limit)
-        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
-            throw APIError.bodyTooLarge(limit: limit)
-        }
-        guard buffer.readableBytes > 0 else { throw APIError.malformedJSON("the request needs a JSON object as its body") }
-        let data = Data(buffer.readableBytesView)
+        let data = try await body(of: request, limit: limit)
+        guard !data.isEmpty else { throw APIError.malformedJSON("the request needs a JSON object as its body") }
         do {
             return try decoder.decode(Body.self, from: data)
         } catch let error as DecodingError {
             throw APIError(error)
+        }
+    }
+
+    /// The body's bytes, at most `limit` of them: a declared length over it is
+    /// refused before anything is read, a longer stream as soon as it passes it.
+    static func body(of request: Request, limit: Int) async throws -> Data {
+        if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > limit {
+            throw APIError.bodyTooLarge(limit: limit)
+        }
+        var request = request
+        do {
+            return Data(try await request.collectBody(upTo: limit).readableBytesView)
+        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
+            throw APIError.bodyTooLarge(limit: limit)
         }
     }
 

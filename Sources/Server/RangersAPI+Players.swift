@@ -60,13 +60,16 @@ extension RangersAPI {
     func leaveParty(_ request: Request, id: String) async throws -> Response {
         let player = try await auth.player(request)
         let party = try await memberParty(PartyID(id), player: player)
-        try await store.leaveParty(party.id, player: player.id, at: now())
+        let topic = configuration.pushToTalkTopic
+        try await store.leaveParty(party.id, player: player.id, at: now()) { member in
+            OutboxMessage.leaveChannel(member, topic: topic, reason: "the player left the party")
+        }
         return Response(status: .noContent)
     }
 
     /// The party, if the player is in it: 404 when there is no such party, 403
     /// when it is someone else's.
-    private func memberParty(_ id: PartyID, player: Player) async throws -> Party {
+    func memberParty(_ id: PartyID, player: Player) async throws -> Party {
         let party = try await store.party(id)
         guard try await store.membership(of: player.id, in: id) != nil else {
             throw APIError.forbidden("you are not a member of party \(id)")

@@ -33,11 +33,33 @@ extension RangersAPI {
             try await registerPushToStartToken(request, device: try context.parameters.id("deviceID"))
         }
 
+        // The party's walkie-talkie (Push To Talk)
+        router.get("/v1/parties/{partyID}/channel") { request, context in
+            try await channel(request, party: try context.parameters.id("partyID"))
+        }
+        router.put("/v1/parties/{partyID}/channel/members/me") { request, context in
+            try await joinChannel(request, party: try context.parameters.id("partyID"))
+        }
+        router.delete("/v1/parties/{partyID}/channel/members/me") { request, context in
+            try await leaveChannel(request, party: try context.parameters.id("partyID"))
+        }
+        router.post("/v1/parties/{partyID}/channel/transmissions") { request, context in
+            try await uploadTransmission(request, party: try context.parameters.id("partyID"))
+        }
+        router.get("/v1/parties/{partyID}/channel/transmissions/{transmissionID}") { request, context in
+            try await transmissionAudio(request, party: try context.parameters.id("partyID"),
+                                        transmission: try context.parameters.id("transmissionID"))
+        }
+        router.get("/v1/push-to-talk/status") { request, _ in try await pushToTalkStatus(request) }
+
         // Game master
         router.post("/v1/gm/adventures") { request, _ in try await startAdventure(request) }
         router.get("/v1/gm/adventures") { request, _ in try await runningAdventures(request) }
         router.post("/v1/gm/adventures/{adventureID}/end") { request, context in
             try await endAdventure(request, id: try context.parameters.id("adventureID"))
+        }
+        router.post("/v1/gm/parties/{partyID}/channel/close") { request, context in
+            try await closeChannel(request, party: try context.parameters.id("partyID"))
         }
 
         // Play

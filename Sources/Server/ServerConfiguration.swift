@@ -20,6 +20,7 @@ public struct ServerConfiguration: Sendable {
     public var bundleID: String
     /// Larger request bodies are refused with 413 before they are read whole.
     public var maximumRequestBodyBytes: Int
+    public var pushToTalk: PushToTalkSettings
 
     /// Shorter game-master keys could be guessed; 32 characters of a random
     /// base64 or hex string are well beyond that.
@@ -34,7 +35,8 @@ public struct ServerConfiguration: Sendable {
         contentDirectory: URL = URL(fileURLWithPath: "Content", isDirectory: true),
         pushPolicy: PushPolicyConfiguration = .standard,
         bundleID: String = "com.example.apple-samplecode.Emoji-Rangers",
-        maximumRequestBodyBytes: Int = ServerConfiguration.defaultMaximumRequestBodyBytes
+        maximumRequestBodyBytes: Int = ServerConfiguration.defaultMaximumRequestBodyBytes,
+        pushToTalk: PushToTalkSettings = PushToTalkSettings()
     ) {
         self.gameMasterKey = gameMasterKey
         self.databasePath = databasePath
@@ -44,10 +46,13 @@ public struct ServerConfiguration: Sendable {
         self.pushPolicy = pushPolicy
         self.bundleID = bundleID
         self.maximumRequestBodyBytes = maximumRequestBodyBytes
+        self.pushToTalk = pushToTalk
     }
 
     /// The `apns-topic` of Live Activity pushes (updates, ends and push-to-start).
     public var liveActivityTopic: String { "\(bundleID).push-type.liveactivity" }
+    /// The `apns-topic` of Push To Talk pushes.
+    public var pushToTalkTopic: String { "\(bundleID).voip-ptt" }
 
     /// Everything wrong with these settings, each naming its setting; empty when usable.
     /// Messages never quote the game-master key.
@@ -79,6 +84,7 @@ public struct ServerConfiguration: Sendable {
         require(!bundleID.contains(".push-type."), "bundleID", "is the app's bundle id, without a '.push-type.…' suffix")
         require((1024...(16 << 20)).contains(maximumRequestBodyBytes), "maximumRequestBodyBytes",
                 "must be 1 KiB…16 MiB, not \(maximumRequestBodyBytes) bytes")
+        problems += pushToTalk.problems
         return problems
     }
 

@@ -42,6 +42,8 @@ public struct Ticker: Service {
     private let content: LoadedContent
     private let policy: PushPolicyConfiguration
     private let topic: String
+    /// Where the leave-channel pushes go when an adventure ends; nil sends none.
+    private let pushToTalkTopic: String?
     private let settings: Settings
     private let now: @Sendable () -> Date
     private let logger: Logger
@@ -49,12 +51,13 @@ public struct Ticker: Service {
     private let cache = AdventureCache()
 
     public init(store: RangersStore, content: LoadedContent, policy: PushPolicyConfiguration, topic: String,
-                settings: Settings = Settings(), now: @escaping @Sendable () -> Date = Date.init,
+                pushToTalkTopic: String? = nil, settings: Settings = Settings(), now: @escaping @Sendable () -> Date = Date.init,
                 logger: Logger = Logger(label: "rangers.ticker"), metrics: any MetricsFactory = MetricsSystem.factory) {
         self.store = store
         self.content = content
         self.policy = policy
         self.topic = topic
+        self.pushToTalkTopic = pushToTalkTopic
         self.settings = settings
         self.now = now
         self.logger = logger
@@ -188,8 +191,13 @@ public struct Ticker: Service {
             }
             return try OutboxMessage(decision, target: .liveActivity(ActivityID(activity)), topic: topic)
         }
+        var leaveChannelPush: (@Sendable (ChannelMember) -> OutboxMessage?)?
+        if !state.isRunning, let channelTopic = pushToTalkTopic {
+            leaveChannelPush = { OutboxMessage.leaveChannel($0, topic: channelTopic, reason: "the adventure ended") }
+        }
         return TickRecord(adventure: id, tick: state.tick, state: state, events: events,
-                          appliedCommandIDs: inputs.commands.map(\.id), outbox: outbox, ledgers: ledgers)
+                          appliedCommandIDs: inputs.commands.map(\.id), outbox: outbox, ledgers: ledgers,
+                          leaveChannelPush: leaveChannelPush)
     }
 
     /// Until the earliest next tick, but never longer than `longestWait`. A tick

@@ -71,7 +71,7 @@ extension RangersStore {
     /// joined the party's channel, `leaveChannelPush` builds the push that tells
     /// their app to leave it; their channel token is dropped once it is sent.
     public func leaveParty(_ party: PartyID, player: PlayerID, at now: Date = Date(),
-                           leaveChannelPush: @escaping @Sendable (ChannelMemberID) -> OutboxMessage? = { _ in nil }
+                           leaveChannelPush: @escaping @Sendable (ChannelMember) -> OutboxMessage? = { _ in nil }
     ) async throws {
         try await write { db in
             _ = try Self.requireParty(party, db)

@@ -49,7 +49,7 @@ extension RangersStore {
 
     /// A game master closes the channel: every member still in it is told to leave.
     public func closeChannel(_ channel: ChannelID, at now: Date = Date(),
-                             leaveChannelPush: @escaping @Sendable (ChannelMemberID) -> OutboxMessage?) async throws {
+                             leaveChannelPush: @escaping @Sendable (ChannelMember) -> OutboxMessage?) async throws {
         try await write { db in
             let row = try Self.requireChannel(channel, db)
             try db.execute(sql: "UPDATE channel SET closedAt = ? WHERE id = ? AND closedAt IS NULL",
@@ -142,10 +142,10 @@ extension RangersStore {
     /// those with a token get the push `leaveChannelPush` builds; the others are
     /// simply marked as gone.
     static func sendOffChannel(party: PartyID, players: [PlayerID]?, at now: Date,
-                               _ leaveChannelPush: (ChannelMemberID) -> OutboxMessage?, _ db: Database) throws {
+                               _ leaveChannelPush: (ChannelMember) -> OutboxMessage?, _ db: Database) throws {
         guard let channel = try channelRow(of: party, db) else { return }
         for member in try listeners(of: ChannelID(channel["id"]), db) where players?.contains(member.player) ?? true {
-            if let message = leaveChannelPush(member.id) {
+            if let message = leaveChannelPush(member) {
                 try enqueue(message, adventure: nil, tick: nil, at: now, db)
             } else {
                 try db.execute(sql: "UPDATE channelMember SET status = 'left', token = NULL, leftAt = ? WHERE id = ?",

@@ -15,9 +15,14 @@ public struct TickRecord: Sendable {
     public var outbox: [OutboxMessage]
     /// By activity id, as `PushPolicy.pushes(after:…ledgers:)` left them.
     public var ledgers: [String: BudgetLedger]
+    /// When the tick ends the adventure: the push that tells a member listening on
+    /// the party's channel to leave it. Built inside the tick's transaction, so a
+    /// member who joined a moment before is not missed.
+    public var leaveChannelPush: (@Sendable (ChannelMember) -> OutboxMessage?)?
 
     public init(adventure: AdventureID, tick: Int, state: AdventureState, events: [GameEvent],
-                appliedCommandIDs: [CommandID], outbox: [OutboxMessage], ledgers: [String: BudgetLedger]) {
+                appliedCommandIDs: [CommandID], outbox: [OutboxMessage], ledgers: [String: BudgetLedger],
+                leaveChannelPush: (@Sendable (ChannelMember) -> OutboxMessage?)? = nil) {
         self.adventure = adventure
         self.tick = tick
         self.state = state
@@ -25,6 +30,7 @@ public struct TickRecord: Sendable {
         self.appliedCommandIDs = appliedCommandIDs
         self.outbox = outbox
         self.ledgers = ledgers
+        self.leaveChannelPush = leaveChannelPush
     }
 }
 
@@ -110,6 +116,9 @@ extension RangersStore {
 
         for message in record.outbox {
             try enqueue(message, adventure: adventure, tick: tick, at: now, db)
+        }
+        if !state.isRunning, let leaveChannelPush = record.leaveChannelPush {
+            try sendOffChannel(party: PartyID(row.party), players: nil, at: now, leaveChannelPush, db)
         }
 
         for (activity, ledger) in record.ledgers.sorted(by: { $0.key < $1.key }) {

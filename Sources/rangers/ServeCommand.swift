@@ -43,6 +43,10 @@ struct ServeCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let portText = port.map(String.init) ?? environment["RANGERS_PORT"] ?? "8080"
         guard let port = Int(portText) else { throw UsageError("port: '\(portText)' is not a number (RANGERS_PORT)") }
+        var pushToTalk = PushToTalkSettings()
+        if let retention = environment["RANGERS_PTT_AUDIO_RETENTION"] {
+            pushToTalk.audioRetention = .seconds(try DurationText.seconds(parsing: retention))
+        }
         let configuration = ServerConfiguration(
             gameMasterKey: environment["RANGERS_GAME_MASTER_KEY"] ?? "",
             databasePath: db ?? environment["RANGERS_DB"] ?? "rangers.sqlite",
@@ -50,12 +54,13 @@ struct ServeCommand: AsyncParsableCommand {
             port: port,
             contentDirectory: content.directory,
             pushPolicy: try PolicyEnvironment.configuration(from: environment),
-            bundleID: bundleID ?? environment["RANGERS_BUNDLE_ID"] ?? "com.example.apple-samplecode.Emoji-Rangers")
+            bundleID: bundleID ?? environment["RANGERS_BUNDLE_ID"] ?? "com.example.apple-samplecode.Emoji-Rangers",
+            pushToTalk: pushToTalk)
         let resources: ServerResources
         do {
             resources = try ServerResources.open(configuration)
         } catch let error as InvalidConfiguration {
-            throw UsageError("\(error)\n(gameMasterKey is $RANGERS_GAME_MASTER_KEY)")
+            throw UsageError("\(error)\n(gameMasterKey is $RANGERS_GAME_MASTER_KEY; pushToTalk.audioRetention is $RANGERS_PTT_AUDIO_RETENTION)")
         }
 
         let mode = apns ?? environment["RANGERS_APNS"] ?? "simulator"

@@ -18,6 +18,8 @@ struct Fixture: Sendable {
     var partyID: String
     var inviteCode: String
     var adventureID: String
+    /// Set by samples that record a walkie-talkie message first.
+    var transmissionID = ""
 
     var ana: Member { members[0] }
     var bao: Member { members[1] }

@@ -19,9 +19,11 @@ import Testing
             let server = try TestServer()
             try await server.test { api in
                 // Starting needs a party with no adventure running; everything else needs one running.
-                let fixture = try await Fixture.make(api, startAdventure: sample.route != "POST /v1/gm/adventures")
+                var fixture = try await Fixture.make(api, startAdventure: sample.route != "POST /v1/gm/adventures")
+                if let prepare = sample.prepare { fixture = try await prepare(api, fixture) }
                 let reply = try await api.send(sample.method, sample.uri(fixture), key: sample.key(fixture),
-                                               body: sample.body?(fixture))
+                                               body: sample.body?(fixture),
+                                               headers: sample.contentType.map { [.contentType: $0] } ?? [:])
                 #expect([200, 201, 202, 204].contains(reply.status), "\(sample): \(reply)")
             }
         }
@@ -63,7 +65,7 @@ import Testing
             let fixture = try await Fixture.make(api)
             let malformed = ["", "{", #"{"name": "x""#, "[]", "null", "42", #""text""#, "not json", "{}",
                              "\u{0}{}", #"{"name": "x"} trailing"#]
-            for sample in RouteSample.all where sample.body != nil {
+            for sample in RouteSample.all where sample.takesJSON {
                 for body in malformed {
                     try await expectRefused(server, api, "\(sample) with body \(body.debugDescription)", sample.method,
                                             sample.uri(fixture), key: sample.key(fixture), body: body, status: 400,
@@ -77,7 +79,7 @@ import Testing
         let server = try TestServer()
         try await server.test { api in
             let fixture = try await Fixture.make(api)
-            for sample in RouteSample.all where sample.body != nil {
+            for sample in RouteSample.all where sample.takesJSON {
                 // A valid body padded with an unknown field: only its size is wrong.
                 let valid = sample.body!(fixture)
                 let padded = "{\"padding\": \"\(String(repeating: "x", count: 70 * 1024))\", " + valid.dropFirst()

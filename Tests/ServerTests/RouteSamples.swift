@@ -19,6 +19,25 @@ struct RouteSample: Sendable, CustomStringConvertible {
     var caller: Caller
     var uri: @Sendable (Fixture) -> String
     var body: (@Sendable (Fixture) -> String)?
+    /// A body that is not JSON (audio): left out of the JSON body tests.
+    var contentType: String?
+    /// What must happen first for the sample to be accepted (join the channel, say).
+    var prepare: (@Sendable (API, Fixture) async throws -> Fixture)?
+
+    init(method: HTTPRequest.Method, template: String, caller: Caller, uri: @escaping @Sendable (Fixture) -> String,
+         body: (@Sendable (Fixture) -> String)? = nil, contentType: String? = nil,
+         prepare: (@Sendable (API, Fixture) async throws -> Fixture)? = nil) {
+        self.method = method
+        self.template = template
+        self.caller = caller
+        self.uri = uri
+        self.body = body
+        self.contentType = contentType
+        self.prepare = prepare
+    }
+
+    /// Has a JSON body the shape tests can break.
+    var takesJSON: Bool { body != nil && contentType == nil }
 
     var route: String { "\(method.rawValue) \(template)" }
     var description: String { route }
@@ -59,10 +78,43 @@ struct RouteSample: Sendable, CustomStringConvertible {
                     uri: { "/v1/adventures/\($0.adventureID)/events" }),
         RouteSample(method: .get, template: "/v1/adventures/{adventureID}/pushes", caller: .playerOrGameMaster,
                     uri: { "/v1/adventures/\($0.adventureID)/pushes" }),
+        RouteSample(method: .get, template: "/v1/parties/{partyID}/channel", caller: .player,
+                    uri: { "/v1/parties/\($0.partyID)/channel" }),
+        RouteSample(method: .put, template: "/v1/parties/{partyID}/channel/members/me", caller: .player,
+                    uri: { "/v1/parties/\($0.partyID)/channel/members/me" }, body: { _ in #"{"pushToken": "\#(token(53))"}"# }),
+        RouteSample(method: .delete, template: "/v1/parties/{partyID}/channel/members/me", caller: .player,
+                    uri: { "/v1/parties/\($0.partyID)/channel/members/me" }, prepare: joinChannel),
+        RouteSample(method: .post, template: "/v1/parties/{partyID}/channel/transmissions", caller: .player,
+                    uri: { "/v1/parties/\($0.partyID)/channel/transmissions?durationMilliseconds=800" },
+                    body: { _ in "RIFF sample audio" }, contentType: "audio/wav", prepare: joinChannel),
+        RouteSample(method: .get, template: "/v1/parties/{partyID}/channel/transmissions/{transmissionID}", caller: .player,
+                    uri: { "/v1/parties/\($0.partyID)/channel/transmissions/\($0.transmissionID.isEmpty ? "none" : $0.transmissionID)" },
+                    prepare: talk),
+        RouteSample(method: .get, template: "/v1/push-to-talk/status", caller: .playerOrGameMaster,
+                    uri: { _ in "/v1/push-to-talk/status" }),
+        RouteSample(method: .post, template: "/v1/gm/parties/{partyID}/channel/close", caller: .gameMaster,
+                    uri: { "/v1/gm/parties/\($0.partyID)/channel/close" }),
         RouteSample(method: .get, template: "/healthz", caller: .anyone, uri: { _ in "/healthz" }),
         RouteSample(method: .get, template: "/metrics", caller: .anyone, uri: { _ in "/metrics" }),
         RouteSample(method: .get, template: "/openapi.yaml", caller: .anyone, uri: { _ in "/openapi.yaml" }),
     ]
+
+    /// Ana joins the party's channel.
+    static func joinChannel(_ api: API, _ fixture: Fixture) async throws -> Fixture {
+        let joined = try await api.send(.put, "/v1/parties/\(fixture.partyID)/channel/members/me", key: fixture.ana.key,
+                                        body: #"{"pushToken": "\#(token(54))"}"#)
+        try #require(joined.status == 200, "\(joined)")
+        return fixture
+    }
+
+    /// Ana joins and says something.
+    static func talk(_ api: API, _ fixture: Fixture) async throws -> Fixture {
+        var fixture = try await joinChannel(api, fixture)
+        let said = try await api.send(.post, "/v1/parties/\(fixture.partyID)/channel/transmissions?durationMilliseconds=500",
+                                      key: fixture.ana.key, body: "RIFF sample audio", headers: [.contentType: "audio/wav"])
+        fixture.transmissionID = try #require(said.json["id"].string, "\(said)")
+        return fixture
+    }
 
     /// The key the sample's rightful caller presents.
     func key(_ fixture: Fixture) -> String? {

@@ -72,6 +72,18 @@ struct API: Sendable {
         return Reply(status: response.status.code, headers: response.headers,
                      text: String(buffer: response.body))
     }
+
+    /// A binary body out, the raw bytes back: for audio.
+    func sendBytes(_ method: HTTPRequest.Method, _ uri: String, key: String?, contentType: String? = nil,
+                   bytes: [UInt8] = []) async throws -> (reply: Reply, bytes: [UInt8]) {
+        var headers: HTTPFields = [:]
+        if let key { headers[.authorization] = "Bearer \(key)" }
+        if let contentType { headers[.contentType] = contentType }
+        let response = try await client.execute(uri: uri, method: method, headers: headers,
+                                                body: bytes.isEmpty ? nil : ByteBuffer(bytes: bytes))
+        let body = Array(response.body.readableBytesView)
+        return (Reply(status: response.status.code, headers: response.headers, text: String(decoding: body, as: UTF8.self)), body)
+    }
 }
 
 struct Reply: Sendable, CustomStringConvertible {

@@ -10,8 +10,8 @@ import Testing
                       reason: "new audio from \(transmission.speaker)", hasAlert: false, isEnd: false)
     }
 
-    private func leave(_ member: ChannelMemberID) -> OutboxMessage {
-        OutboxMessage(target: .pushToTalk(member), pushType: "pushtotalk", topic: "app.rangers.voip-ptt", priority: .high,
+    private func leave(_ member: ChannelMember) -> OutboxMessage {
+        OutboxMessage(target: .pushToTalk(member.id), pushType: "pushtotalk", topic: "app.rangers.voip-ptt", priority: .high,
                       expiration: 0, payload: Data(#"{"aps":{},"leaveChannel":true}"#.utf8), reason: "leave channel",
                       hasAlert: false, isEnd: true)
     }

@@ -1,0 +1,85 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import Store
+
+/// Whether pushes reach APNs now, as the dispatcher last saw it. The app shows its
+/// walkie-talkie as "reconnecting" while this is not `available`: a message sent
+/// then would reach no one until APNs answers again.
+public final class DeliveryHealth: @unchecked Sendable {
+    public enum Status: String, Codable, Sendable {
+        /// APNs answered the last push (whatever it said about that push).
+        case available
+        /// The last push got no answer or a "try later": pushes wait and are retried.
+        case reconnecting
+        /// The server is stopping; nothing new will be sent.
+        case unavailable
+    }
+
+    private let lock = NSLock()
+    private var current = Status.available
+    private var changedAt: Date
+
+    public init(now: Date = Date()) { changedAt = now }
+
+    public var status: (status: Status, since: Date) { lock.withLock { (current, changedAt) } }
+
+    func record(_ outcome: PushOutcome, at now: Date) {
+        switch outcome {
+        case .delivered, .tokenInvalid: set(.available, at: now)
+        // With a status APNs answered; without one the request never left (a bad
+        // push type, say), which tells nothing about APNs.
+        case .rejected(let status, _, _, _): if status != nil { set(.available, at: now) }
+        case .retryLater: set(.reconnecting, at: now)
+        }
+    }
+
+    func stopping(at now: Date) { set(.unavailable, at: now) }
+
+    private func set(_ status: Status, at now: Date) {
+        lock.withLock {
+            guard current != status, current != .unavailable else { return }
+            current = status
+            changedAt = now
+        }
+    }
+}
+
+/// Deletes recorded messages' audio once it is older than the retention, keeping
+/// the record that they were sent.
+public struct AudioRetention: Service {
+    private let store: RangersStore
+    private let retention: Duration
+    private let now: @Sendable () -> Date
+    private let logger = Logger(label: "rangers.audio-retention")
+
+    public init(store: RangersStore, retention: Duration, now: @escaping @Sendable () -> Date = Date.init) {
+        self.store = store
+        self.retention = retention
+        self.now = now
+    }
+
+    /// How often to look: often enough that audio outlives its retention by at most a tenth of it.
+    var interval: Duration { min(retention / 10, .seconds(600)) }
+
+    public func run() async throws {
+        while !Task.isShuttingDownGracefully, !Task.isCancelled {
+            do {
+                try await deleteExpiredAudio()
+            } catch {
+                logger.error("cannot delete expired audio", metadata: ["error": "\(error)"])
+            }
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+            } catch {
+                break
+            }
+        }
+    }
+
+    @discardableResult
+    public func deleteExpiredAudio() async throws -> Int {
+        let seconds = Double(retention.components.seconds) + Double(retention.components.attoseconds) / 1e18
+        return try await store.deleteAudio(recordedBefore: now().addingTimeInterval(-seconds), at: now())
+    }
+}
