@@ -111,7 +111,7 @@ extension RangersAPI {
     /// "reconnecting" while it is not `available`.
     func pushToTalkStatus(_ request: Request) async throws -> Response {
         _ = try await auth.playerOrGameMaster(request)
-        return try JSONCoding.response(ServiceStatusView(resources: deliveryHealth))
+        return try JSONCoding.response(ServiceStatusView(deliveryHealth))
     }
 
     private func channelView(_ party: Party) async throws -> ChannelView {
@@ -123,7 +123,7 @@ extension RangersAPI {
             id: channel.id, partyID: party.id, name: party.name, image: heroes.map(\.avatar).joined(),
             closed: channel.closedAt != nil,
             members: members.map { ChannelView.Member(player: $0.player, hero: $0.hero, listening: listening.contains($0.player)) },
-            service: ServiceStatusView(resources: deliveryHealth))
+            service: ServiceStatusView(deliveryHealth))
     }
 
     static var transmissions: MetricNameDescriptor {
@@ -141,7 +141,7 @@ struct ServiceStatusView: Codable {
     var status: DeliveryHealth.Status
     var since: Date
 
-    init(resources health: DeliveryHealth) {
+    init(_ health: DeliveryHealth) {
         (status, since) = health.status
     }
 }

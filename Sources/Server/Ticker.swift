@@ -148,7 +148,8 @@ public struct Ticker: Service {
                     } catch is CancellationError {
                         throw CancellationError()
                     } catch {
-                        // It stays due and fails again each pass: say so once per tick.
+                        // Said once per distinct error; the adventure is put off so the
+                        // adventures behind it in the due queue go on.
                         Counter(label: "rangers_tick_failures_total", factory: metrics).increment()
                         if cache.isNewFailure(of: id, error: "\(error)") {
                             logger.error("cannot play adventure's tick; trying again later", metadata: [
