@@ -1,0 +1,115 @@
+import Catalog
+import Foundation
+import Game
+import PushPolicy
+import Store
+import Wire
+
+/// One adventure as it was played, with everything needed to play it again and
+/// compare: the content it ran with, its setup and commands, and what it logged
+/// and decided to push. Built from the store, or read from a session file.
+public struct SavedSession: Hashable, Codable, Sendable {
+    public var adventureID: String
+    /// The content version the adventure recorded when it started.
+    public var contentVersion: String
+    public var content: ContentSnapshot
+    public var setup: AdventureSetup
+    /// Unix seconds; tick `n` happened at `startedAt + n × tickInterval`.
+    public var startedAt: Int
+    /// How far it had been played when saved, and how it stood then.
+    public var lastTick: Int
+    public var status: AdventureStatus
+    public var commands: [ScheduledCommand]
+    public var events: [SessionEvent]
+    /// The Live Activities that followed it: who, which hero, which language.
+    public var activities: [LiveActivityRecipient]
+    public var pushes: [SessionPush]
+
+    public init(adventureID: String, contentVersion: String, content: ContentSnapshot, setup: AdventureSetup,
+                startedAt: Int, lastTick: Int, status: AdventureStatus, commands: [ScheduledCommand],
+                events: [SessionEvent], activities: [LiveActivityRecipient], pushes: [SessionPush]) {
+        self.adventureID = adventureID
+        self.contentVersion = contentVersion
+        self.content = content
+        self.setup = setup
+        self.startedAt = startedAt
+        self.lastTick = lastTick
+        self.status = status
+        self.commands = commands
+        self.events = events
+        self.activities = activities
+        self.pushes = pushes
+    }
+
+    /// The store's record of an adventure with `content` as its snapshot; the caller
+    /// checks that `content` is what the adventure ran with.
+    public init(_ record: AdventureRecord, content: ContentSnapshot) throws {
+        let stored = record.adventure
+        self.init(
+            adventureID: stored.id.rawValue, contentVersion: stored.contentVersion, content: content,
+            setup: stored.setup, startedAt: stored.startedAt, lastTick: stored.lastTick, status: stored.status,
+            commands: record.commands, events: record.events.map { SessionEvent(tick: $0.tick, event: $0.event) },
+            activities: record.activities, pushes: try record.outbox.map(SessionPush.init))
+    }
+
+    /// Unix seconds of a tick.
+    public func time(ofTick tick: Int) -> Int { startedAt + tick * setup.tickInterval }
+}
+
+public struct SessionEvent: Hashable, Codable, Sendable {
+    public var tick: Int
+    public var event: GameEvent
+
+    public init(tick: Int, event: GameEvent) {
+        self.tick = tick
+        self.event = event
+    }
+}
+
+/// A push the server decided on, as its outbox kept it.
+public struct SessionPush: Hashable, Codable, Sendable {
+    /// Nil for pushes decided outside a tick (none today; kept as the outbox allows it).
+    public var tick: Int?
+    /// `liveActivity`, `pushToStart` or `pushToTalk`, as the store names targets.
+    public var targetKind: String
+    /// The activity, device or channel member it went to.
+    public var targetID: String
+    /// `apns-topic`.
+    public var topic: String
+    public var priority: Int
+    public var reason: String
+    /// `start`, `update` or `end`.
+    public var event: String
+    public var alert: Alert?
+    public var expiration: Int
+    /// What became of it: sent, superseded, dropped …
+    public var state: String
+    /// The body, byte for byte as it was (or would have been) sent.
+    public var payload: String
+
+    public init(tick: Int?, targetKind: String, targetID: String, topic: String, priority: Int, reason: String, event: String,
+                alert: Alert?, expiration: Int, state: String, payload: String) {
+        self.tick = tick
+        self.targetKind = targetKind
+        self.targetID = targetID
+        self.topic = topic
+        self.priority = priority
+        self.reason = reason
+        self.event = event
+        self.alert = alert
+        self.expiration = expiration
+        self.state = state
+        self.payload = payload
+    }
+
+    init(_ entry: OutboxEntry) throws {
+        let message = entry.message
+        // Every body in the outbox was encoded from a `LiveActivityPayload`.
+        let decoded = try? JSONDecoder().decode(LiveActivityPayload.self, from: message.payload)
+        self.init(tick: entry.tick, targetKind: message.target.kind, targetID: message.target.id,
+                  topic: message.topic, priority: message.priority.rawValue, reason: message.reason,
+                  event: decoded?.event.name ?? message.pushType, alert: decoded?.alert,
+                  expiration: message.expiration, state: entry.state.rawValue,
+                  payload: String(decoding: message.payload, as: UTF8.self))
+    }
+}
