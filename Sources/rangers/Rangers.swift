@@ -6,7 +6,8 @@ struct Rangers: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rangers",
         abstract: "Emoji Rangers: party adventures on the iPhone Lock Screen.",
-        subcommands: [ContentCommand.self, SimulateCommand.self, PushCommand.self, APNsSimCommand.self, ServeCommand.self]
+        subcommands: [ContentCommand.self, SimulateCommand.self, PushCommand.self, APNsSimCommand.self, ServeCommand.self,
+                      ReplayCommand.self]
     )
 
     /// Usage mistakes (a bad flag, an unknown hero, a malformed file) exit with 2
