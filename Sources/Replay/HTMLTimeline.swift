@@ -100,7 +100,8 @@ public enum HTMLTimeline {
             throw VerificationError.unplayable(error.description)
         }
         let step = max(1, (session.lastTick + mostSamples - 1) / mostSamples)
-        let pushTicks = Set(session.pushes.compactMap(\.tick))
+        let pushes = try session.pushes.decoded()
+        let pushTicks = Set(pushes.compactMap(\.tick))
         var data = ChartData(
             route: content.game.route(session.setup.route)?.name ?? session.setup.route.rawValue,
             tickInterval: session.setup.tickInterval, lastTick: session.lastTick,
@@ -129,7 +130,7 @@ public enum HTMLTimeline {
         }
         let heroes = session.heroByActivity
         var keys: Set<String> = []
-        data.pushes = session.pushes.map { push in
+        data.pushes = pushes.map { push in
             func text(_ alertText: AlertText?) -> ChartData.Text? {
                 switch alertText {
                 case .localized(let key, let args):

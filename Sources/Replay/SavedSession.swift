@@ -23,11 +23,11 @@ public struct SavedSession: Hashable, Codable, Sendable {
     public var events: [SessionEvent]
     /// The Live Activities that followed it: who, which hero, which language.
     public var activities: [LiveActivityRecipient]
-    public var pushes: [SessionPush]
+    public var pushes: SessionPushes
 
     public init(adventureID: String, contentVersion: String, content: ContentSnapshot, setup: AdventureSetup,
                 startedAt: Int, lastTick: Int, status: AdventureStatus, commands: [ScheduledCommand],
-                events: [SessionEvent], activities: [LiveActivityRecipient], pushes: [SessionPush]) {
+                events: [SessionEvent], activities: [LiveActivityRecipient], pushes: SessionPushes) {
         self.adventureID = adventureID
         self.contentVersion = contentVersion
         self.content = content
@@ -42,27 +42,87 @@ public struct SavedSession: Hashable, Codable, Sendable {
     }
 
     /// The store's record of an adventure with `content` as its snapshot; the caller
-    /// checks that `content` is what the adventure ran with.
+    /// checks that `content` is what the adventure ran with. Without the record's
+    /// outbox the session has no pushes.
     public init(_ record: AdventureRecord, content: ContentSnapshot) throws {
         let stored = record.adventure
         self.init(
             adventureID: stored.id.rawValue, contentVersion: stored.contentVersion, content: content,
             setup: stored.setup, startedAt: stored.startedAt, lastTick: stored.lastTick, status: stored.status,
-            commands: record.commands, events: record.events.map { SessionEvent(tick: $0.tick, event: $0.event) },
-            activities: record.activities, pushes: try record.outbox.map(SessionPush.init))
+            commands: record.commands, events: record.events.map { SessionEvent(tick: $0.tick, json: $0.json) },
+            activities: record.activities, pushes: try SessionPushes((record.outbox ?? []).map(SessionPush.init)))
     }
 
     /// Unix seconds of a tick.
     public func time(ofTick tick: Int) -> Int { startedAt + tick * setup.tickInterval }
 }
 
+/// One entry of the event log, the event kept as the JSON text it was saved as, so
+/// a replay compares text and decodes only what differs. In a session file it is
+/// one string, the tick and the event: `"12 {\"hero\":\"egghead\",\"type\":\"heroRevived\"}"`.
 public struct SessionEvent: Hashable, Codable, Sendable {
     public var tick: Int
-    public var event: GameEvent
+    public var json: String
+
+    public init(tick: Int, json: String) {
+        self.tick = tick
+        self.json = json
+    }
 
     public init(tick: Int, event: GameEvent) {
-        self.tick = tick
-        self.event = event
+        self.init(tick: tick, json: CanonicalJSON.text(of: event))
+    }
+
+    public func decoded() throws -> GameEvent { try JSONDecoder().decode(GameEvent.self, from: Data(json.utf8)) }
+
+    var line: String { "\(tick) \(json)" }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let line = try container.decode(String.self)
+        guard let space = line.firstIndex(of: " "), let tick = Int(line[..<space]), tick >= 1 else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription:
+                "should be a tick and an event, e.g. \"12 {\\\"type\\\":…}\", not \"\(line.prefix(40))\"")
+        }
+        self.init(tick: tick, json: String(line[line.index(after: space)...]))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(line)
+    }
+}
+
+/// The pushes of a session, each kept as the JSON text of a `SessionPush`: a replay
+/// only counts them, and decoding 17,000 pushes would take longer than the replay.
+public struct SessionPushes: Hashable, Codable, Sendable {
+    public var texts: [String]
+
+    public init(_ pushes: [SessionPush]) throws {
+        let encoder = JSONEncoder.sorted
+        texts = try pushes.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+    }
+
+    public var count: Int { texts.count }
+
+    public func decoded() throws -> [SessionPush] {
+        let decoder = JSONDecoder()
+        return try texts.enumerated().map { index, text in
+            do {
+                return try decoder.decode(SessionPush.self, from: Data(text.utf8))
+            } catch {
+                let problem = decodingProblem(error, file: "push")
+                let field = problem.location.isEmpty ? "" : ".\(problem.location)"
+                throw SessionFileError.invalid("field 'session.pushes[\(index)]\(field)' \(problem.message)")
+            }
+        }
+    }
+
+    public init(from decoder: any Decoder) throws { texts = try decoder.singleValueContainer().decode([String].self) }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(texts)
     }
 }
 

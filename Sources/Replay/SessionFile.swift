@@ -6,9 +6,9 @@ import Foundation
 ///
 ///     {"checksum": "sha256:…", "format": "emoji-rangers-session", "session": {…}, "version": 1}
 ///
-/// The checksum is SHA-256 over the session re-encoded with sorted keys and no
-/// extra whitespace, so re-indenting the file keeps it valid and editing a value
-/// does not. A reader refuses a version newer than it knows.
+/// The checksum covers every value of the session (see `checksum(of:)`), not the
+/// file's bytes, so re-indenting the file keeps it valid and editing a value does
+/// not. A reader refuses a version newer than it knows.
 public enum SessionFile {
     public static let format = "emoji-rangers-session"
     public static let version = 1
@@ -18,6 +18,38 @@ public enum SessionFile {
         var version: Int
         var checksum: String
         var session: SavedSession
+
+        init(format: String, version: Int, checksum: String, session: SavedSession) {
+            self.format = format
+            self.version = version
+            self.checksum = checksum
+            self.session = session
+        }
+
+        /// The format and version are checked before anything else is decoded, so a
+        /// foreign or newer file is named as such rather than as a missing field.
+        init(from decoder: any Decoder) throws {
+            let fields = try decoder.container(keyedBy: CodingKeys.self)
+            guard fields.contains(.format) else {
+                throw SessionFileError.foreign("field 'format' is missing: expected \"\(SessionFile.format)\"; this is not a saved session")
+            }
+            guard let name = try? fields.decode(String.self, forKey: .format), name == SessionFile.format else {
+                let shown = (try? fields.decode(String.self, forKey: .format)).map { "\"\($0)\"" } ?? "not a string"
+                throw SessionFileError.foreign("field 'format' is \(shown), expected \"\(SessionFile.format)\"; this is not a saved session")
+            }
+            format = name
+            guard let version = try? fields.decode(Int.self, forKey: .version) else {
+                throw SessionFileError.invalid("field 'version' is missing or not a whole number: expected \(SessionFile.version)")
+            }
+            guard (1...SessionFile.version).contains(version) else {
+                throw SessionFileError.invalid(version > SessionFile.version
+                    ? "field 'version' is \(version); this rangers reads session files up to version \(SessionFile.version)"
+                    : "field 'version' is \(version), expected 1 to \(SessionFile.version)")
+            }
+            self.version = version
+            checksum = try fields.decode(String.self, forKey: .checksum)
+            session = try fields.decode(SavedSession.self, forKey: .session)
+        }
     }
 
     public static func encode(_ session: SavedSession) throws -> Data {
@@ -29,35 +61,17 @@ public enum SessionFile {
     /// content snapshot against its hash and the whole against the checksum.
     public static func decode(_ data: Data) throws(SessionFileError) -> SavedSession {
         guard !data.isEmpty else { throw .invalid("the file is empty") }
-        let object: Any
-        do {
-            object = try JSONSerialization.jsonObject(with: data)
-        } catch {
-            throw .invalid("is not valid JSON, perhaps cut short: \(describe(error))")
-        }
-        guard let fields = object as? [String: Any] else {
-            throw .foreign("the file is not a JSON object, so not a saved session (expected {\"format\": \"\(format)\", …})")
-        }
-        guard let found = fields["format"] else {
-            throw .foreign("field 'format' is missing: expected \"\(format)\"; this is not a saved session")
-        }
-        guard let name = found as? String, name == format else {
-            throw .foreign("field 'format' is \(String(describing: found)), expected \"\(format)\"; this is not a saved session")
-        }
-        guard let fileVersion = fields["version"] as? Int else {
-            throw .invalid("field 'version' is missing or not a whole number: expected \(version)")
-        }
-        guard fileVersion <= version else {
-            throw .invalid("field 'version' is \(fileVersion); this rangers reads session files up to version \(version)")
-        }
-        guard fileVersion >= 1 else { throw .invalid("field 'version' is \(fileVersion), expected 1 to \(version)") }
-
         let envelope: Envelope
         do {
             envelope = try JSONDecoder().decode(Envelope.self, from: data)
+        } catch let error as SessionFileError {
+            throw error
+        } catch DecodingError.typeMismatch(_, let context) where context.codingPath.isEmpty {
+            throw .foreign("the file is not a JSON object, so not a saved session (expected {\"format\": \"\(format)\", …})")
         } catch {
             let problem = decodingProblem(error, file: "session file")
-            throw .invalid("field '\(problem.location ?? "?")' \(problem.message)")
+            let message = problem.location.isEmpty ? problem.message : "field '\(problem.location)' \(problem.message)"
+            throw .invalid(message.replacingOccurrences(of: "is not valid JSON:", with: "is not valid JSON, perhaps cut short:"))
         }
         let session = envelope.session
         let snapshotVersion = session.content.version
@@ -78,14 +92,27 @@ public enum SessionFile {
         return session
     }
 
+    /// SHA-256 over the session without its event log and pushes, encoded with sorted
+    /// keys, then each event line and each push text followed by a newline: every
+    /// value is covered without re-encoding tens of megabytes of log.
     static func checksum(of session: SavedSession) throws -> String {
-        let digest = SHA256.hash(data: try JSONEncoder.sorted.encode(session))
-        return "sha256:" + digest.map { String(format: "%02x", $0) }.joined()
+        var head = session
+        head.events = []
+        head.pushes.texts = []
+        var hash = SHA256()
+        hash.update(data: try JSONEncoder.sorted.encode(head))
+        for event in session.events {
+            hash.update(data: Data(event.line.utf8))
+            hash.update(data: newline)
+        }
+        for push in session.pushes.texts {
+            hash.update(data: Data(push.utf8))
+            hash.update(data: newline)
+        }
+        return "sha256:" + hash.finalize().map { String(format: "%02x", $0) }.joined()
     }
 
-    private static func describe(_ error: any Error) -> String {
-        (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
-    }
+    private static let newline = Data("\n".utf8)
 }
 
 public enum SessionFileError: Error, Hashable, Sendable, CustomStringConvertible {

@@ -19,7 +19,8 @@ public struct VerificationReport: Hashable, Sendable {
 /// The first place where the replay and the saved log part ways.
 public struct Divergence: Hashable, Sendable {
     public enum Difference: Hashable, Sendable {
-        /// Event `position` of the tick (from 0); nil where one side has no such event.
+        /// Event `position` of the tick (from 0); nil where one side has no such event
+        /// (or the saved one is not a readable event: see `savedText`).
         case event(position: Int, saved: GameEvent?, replayed: GameEvent?)
         /// The same events, but the adventure stood differently after the tick.
         case status(saved: AdventureStatus, replayed: AdventureStatus)
@@ -27,6 +28,8 @@ public struct Divergence: Hashable, Sendable {
 
     public var tick: Int
     public var difference: Difference
+    /// The saved event as it was saved, also when it cannot be read as an event.
+    public var savedText: String?
 }
 
 public enum VerificationError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -98,11 +101,12 @@ public enum Verifier {
                 status = state.status
                 var position = 0
                 while position < replayed.count || (next < saved.count && saved[next].tick == tick) {
-                    let savedEvent = next < saved.count && saved[next].tick == tick ? saved[next].event : nil
+                    let savedEntry = next < saved.count && saved[next].tick == tick ? saved[next] : nil
                     let replayedEvent = position < replayed.count ? replayed[position] : nil
-                    if savedEvent != replayedEvent {
-                        report.divergence = Divergence(
-                            tick: tick, difference: .event(position: position, saved: savedEvent, replayed: replayedEvent))
+                    if !matches(savedEntry, replayedEvent) {
+                        report.divergence = Divergence(tick: tick, difference: .event(
+                            position: position, saved: try? savedEntry?.decoded(), replayed: replayedEvent),
+                                                       savedText: savedEntry?.json)
                         throw FirstDivergence()
                     }
                     position += 1
@@ -118,15 +122,28 @@ public enum Verifier {
         }
         if next < saved.count {
             // The replay ended (or reached the saved tick) while the log goes on.
-            report.divergence = Divergence(tick: saved[next].tick,
-                                           difference: .event(position: 0, saved: saved[next].event, replayed: nil))
+            report.divergence = Divergence(tick: saved[next].tick, difference: .event(
+                position: 0, saved: try? saved[next].decoded(), replayed: nil), savedText: saved[next].json)
         } else if status != session.status || report.ticks != session.lastTick {
-            report.divergence = Divergence(tick: report.ticks, difference: .status(saved: session.status, replayed: status))
+            report.divergence = Divergence(tick: report.ticks, difference: .status(saved: session.status, replayed: status),
+                                           savedText: nil)
         }
         return report
     }
 
     private struct FirstDivergence: Error {}
+
+    /// Text first: the saved text is what the store or the file holds, written the
+    /// way `CanonicalJSON` writes it, so equal events almost always have equal text.
+    /// Text written another way (spacing, key order) is decoded and compared as events.
+    private static func matches(_ saved: SessionEvent?, _ replayed: GameEvent?) -> Bool {
+        switch (saved, replayed) {
+        case (nil, nil): true
+        case (let saved?, let replayed?):
+            saved.json == CanonicalJSON.text(of: replayed) || (try? saved.decoded()) == replayed
+        default: false
+        }
+    }
 
     static func playable(_ session: SavedSession, _ content: ReplayContent) throws(VerificationError) -> Adventure {
         let adventure: Adventure

@@ -9,22 +9,44 @@ public struct AdventureRecord: Sendable {
     public var adventure: StoredAdventure
     /// The applied commands, each with the tick it was applied at.
     public var commands: [ScheduledCommand]
-    public var events: [LoggedEvent]
-    public var outbox: [OutboxEntry]
+    /// The event log as stored: comparing text is much faster than decoding it.
+    public var events: [LoggedEventText]
+    /// Nil when not asked for; `outboxCount` is there either way.
+    public var outbox: [OutboxEntry]?
+    public var outboxCount: Int
     /// Every Live Activity the adventure had, whatever became of it, in the order registered.
     public var activities: [LiveActivityRecipient]
 }
 
+/// One entry of the event log, the event as the JSON text the store holds.
+public struct LoggedEventText: Hashable, Sendable {
+    public var tick: Int
+    public var json: String
+
+    public init(tick: Int, json: String) {
+        self.tick = tick
+        self.json = json
+    }
+}
+
 extension RangersStore {
-    public func record(of adventure: AdventureID) async throws -> AdventureRecord {
+    public func record(of adventure: AdventureID, includingOutbox: Bool = true) async throws -> AdventureRecord {
         try await read { db in
             let stored = try Self.requireAdventure(adventure, db).value()
             let activities = try LiveActivityRow.fetchAll(db, sql: """
                 SELECT * FROM liveActivity WHERE adventure = ? ORDER BY createdAt, id
                 """, arguments: [adventure.rawValue]).map(\.recipient)
-            return AdventureRecord(adventure: stored, commands: try Self.appliedCommands(of: adventure, db),
-                                   events: try Self.eventLog(of: adventure, db), outbox: try Self.outboxEntries(of: adventure, db),
-                                   activities: activities)
+            var events: [LoggedEventText] = []
+            let rows = try Row.fetchCursor(db, sql: "SELECT tick, event FROM event WHERE adventure = ? ORDER BY tick, position",
+                                           arguments: [adventure.rawValue])
+            while let row = try rows.next() {
+                events.append(LoggedEventText(tick: row[0], json: row[1]))
+            }
+            let outboxCount = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox WHERE adventure = ?",
+                                               arguments: [adventure.rawValue]) ?? 0
+            return AdventureRecord(adventure: stored, commands: try Self.appliedCommands(of: adventure, db), events: events,
+                                   outbox: includingOutbox ? try Self.outboxEntries(of: adventure, db) : nil,
+                                   outboxCount: outboxCount, activities: activities)
         }
     }
 

@@ -34,12 +34,15 @@ struct SessionSourceOptions: ParsableArguments {
     }
 
     /// A session file when `source` names one (or ends in .json), else an adventure
-    /// in the database, with the content to play it with.
-    func load(_ source: String) async throws -> (session: SavedSession, content: ReplayContent) {
+    /// in the database, with the content to play it with and how many pushes it
+    /// had. Reading an adventure's pushes from the database costs more than
+    /// replaying it: `withPushes` false leaves them out (but counts them).
+    func load(_ source: String, withPushes: Bool) async throws -> Loaded {
         if source.hasSuffix(".json") || FileManager.default.fileExists(atPath: source) {
-            return try loadFile(source)
+            let (session, content) = try loadFile(source)
+            return Loaded(session: session, content: content, pushCount: session.pushes.count)
         }
-        let record = try await adventureRecord(source)
+        let record = try await adventureRecord(source, withPushes: withPushes)
         let loaded = try loadContent()
         guard loaded.version == record.adventure.contentVersion else {
             throw ContentChanged(error: .contentChanged(recorded: record.adventure.contentVersion, current: loaded.version))
@@ -50,7 +53,14 @@ struct SessionSourceOptions: ParsableArguments {
         } catch {
             throw UsageError("\(error)")
         }
-        return (try SavedSession(record, content: snapshot), ReplayContent(loaded))
+        return Loaded(session: try SavedSession(record, content: snapshot), content: ReplayContent(loaded),
+                      pushCount: record.outboxCount)
+    }
+
+    struct Loaded {
+        var session: SavedSession
+        var content: ReplayContent
+        var pushCount: Int
     }
 
     private func loadFile(_ path: String) throws -> (session: SavedSession, content: ReplayContent) {
@@ -65,13 +75,13 @@ struct SessionSourceOptions: ParsableArguments {
         }
     }
 
-    private func adventureRecord(_ id: String) async throws -> AdventureRecord {
+    private func adventureRecord(_ id: String, withPushes: Bool) async throws -> AdventureRecord {
         let path = databasePath
         guard FileManager.default.fileExists(atPath: path) else {
             throw UsageError("no database at \(path) (pass --db or set RANGERS_DB), and no session file named '\(id)'")
         }
         do {
-            return try await RangersStore(path: path).record(of: AdventureID(id))
+            return try await RangersStore(path: path).record(of: AdventureID(id), includingOutbox: withPushes)
         } catch let error as StoreError {
             throw UsageError("\(error) (database \(path))")
         } catch {
@@ -111,7 +121,7 @@ struct ReplayExportCommand: AsyncParsableCommand {
     func run() async throws {
         let session: SavedSession
         do {
-            session = try await source.load(adventure).session
+            session = try await source.load(adventure, withPushes: true).session
         } catch let changed as ContentChanged {
             FileHandle.standardError.write(Data("rangers: \(changed.error)\n".utf8))
             throw ExitCode(3)

@@ -34,14 +34,14 @@ struct ReplayVerifyCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let session: SavedSession
-        let content: ReplayContent
+        let loaded: SessionSourceOptions.Loaded
         do {
-            (session, content) = try await sourceOptions.load(source)
+            loaded = try await sourceOptions.load(source, withPushes: push.push || timeline || html != nil)
         } catch let changed as ContentChanged {
             report(contentChanged: changed.error)
             throw ExitCode(3)
         }
+        let (session, content) = (loaded.session, loaded.content)
         if push.push {
             try await push.run(session, content: content)
             return
@@ -49,9 +49,10 @@ struct ReplayVerifyCommand: AsyncParsableCommand {
         if let html { try writePage(session, content: content, to: html) }
         if timeline { try printTimeline(session, content: content) }
 
-        let verdict: VerificationReport
+        var verdict: VerificationReport
         do {
             verdict = try Verifier.verify(session, with: content)
+            verdict.pushes = loaded.pushCount
         } catch .contentChanged(let recorded, let current) {
             report(contentChanged: .contentChanged(recorded: recorded, current: current))
             throw ExitCode(3)
@@ -92,7 +93,7 @@ struct ReplayVerifyCommand: AsyncParsableCommand {
                     + #""saved":\#(json(saved)),"tick":\#(divergence.tick)}"#
             }
             return "diverged at tick \(divergence.tick) (\(time) into the adventure), event \(position + 1) of the tick:\n"
-                + "  saved:    \(saved.map { json($0) } ?? "(no event)")\n"
+                + "  saved:    \(saved.map { json($0) } ?? divergence.savedText.map { "\($0) (not a readable event)" } ?? "(no event)")\n"
                 + "  replayed: \(replayed.map { json($0) } ?? "(no event)")"
         case .status(let saved, let replayed):
             if format == .json {
@@ -114,9 +115,15 @@ struct ReplayVerifyCommand: AsyncParsableCommand {
         } catch {
             throw UsageError("the session cannot be played: \(error)")
         }
+        let pushes: [SessionPush]
+        do {
+            pushes = try session.pushes.decoded()
+        } catch {
+            throw UsageError("\(error)")
+        }
         var output = TimelinePrinter(content: content, adventure: adventure, language: language, json: format == .json,
-                                     topic: session.pushes.first?.topic ?? "")
-        let pushesByTick = Dictionary(grouping: session.pushes, by: { $0.tick ?? 0 })
+                                     topic: pushes.first?.topic ?? "")
+        let pushesByTick = Dictionary(grouping: pushes, by: { $0.tick ?? 0 })
         let heroes = session.heroByActivity
         output.begin()
         output.savedPushes(pushesByTick[0] ?? [], heroes: heroes)

@@ -82,7 +82,7 @@ import Wire
             #expect(!page.contains(reference), "the page refers to something outside it: \(reference)")
         }
         // The alert texts are there in every language of the catalog.
-        let alert = try #require(saved.pushes.compactMap(\.alert).first)
+        let alert = try #require(try saved.pushes.decoded().compactMap(\.alert).first)
         guard case .localized(let key, _) = alert.title else { Issue.record("alert title not localized"); return }
         for language in StringCatalog.requiredLanguages {
             let text = try #require(ReplayFixture.loaded.strings.text(key, language: language))
@@ -102,7 +102,7 @@ import Wire
         let markers = browser.dom.components(separatedBy: #"class="push-marker""#).count - 1
         #expect(markers == saved.pushes.count)
         let alertRows = browser.dom.components(separatedBy: #"class="alert-row""#).count - 1
-        #expect(alertRows == saved.pushes.filter { $0.alert != nil }.count)
+        #expect(alertRows == (try saved.pushes.decoded()).filter { $0.alert != nil }.count)
     }
 
     /// The check above would notice a broken page: a script error is counted on the page.

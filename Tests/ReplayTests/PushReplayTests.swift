@@ -20,7 +20,7 @@ import Testing
         let (_, store, id) = try await ReplayFixture.recordedAdventure()
         let saved = try SavedSession(try await store.record(of: id), content: try ContentSnapshot(of: ReplayFixture.loaded))
         let activity = try #require(saved.activities.first { $0.hero == "egghead" })
-        let serverPushes = saved.pushes.filter { $0.targetID == activity.activityID }
+        let serverPushes = try saved.pushes.decoded().filter { $0.targetID == activity.activityID }
         #expect(serverPushes.count > 3)
 
         let speed = 2000.0

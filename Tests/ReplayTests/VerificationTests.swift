@@ -97,3 +97,42 @@ import Testing
         #expect(edited.version != snapshot.version)
     }
 }
+
+@Suite struct EventTextTests {
+    /// Every kind of event, one player id with characters JSON must escape.
+    static let everyKind: [GameEvent] = [
+        .damageDealt(hero: "egghead", boss: "thorn-wolf", amount: 12, blocked: 3),
+        .criticalHit(hero: "spouty", boss: "kraken", amount: 80, blocked: 0),
+        .areaAttack(boss: "old-treant"),
+        .damageTaken(hero: "power-panda", boss: "old-treant", amount: 7),
+        .smallHeal(healer: "spouty", hero: "egghead", amount: 15),
+        .lootFound(hero: "egghead", rarity: .legendary),
+        .heroKnockedDown(hero: "egghead", boss: "goblin-chief"),
+        .potionUsed(player: "ana \"the brave\" / 安娜\n", hero: "egghead", amount: 90),
+        .heroRevived(hero: "egghead"),
+        .potionRejected(player: "bao", hero: "spouty", reason: .heroAtFullHealth),
+        .bossEnraged(boss: "goblin-chief"),
+        .bossHealed(boss: "old-treant", amount: 300),
+        .bossShielded(boss: "kraken", amount: 120),
+        .bossDefeated(boss: "thorn-wolf", hero: "spouty", rank: .minion),
+        .nextBossAppears(boss: "goblin-chief"),
+        .victory(boss: "kraken"),
+        .partyWiped(boss: "kraken"),
+        .timeLimitReached(boss: "kraken"),
+        .adventureEndedByGameMaster(boss: "kraken"),
+    ]
+
+    /// The replay compares its events with the saved text as text: the text it
+    /// writes must be the store's (JSONEncoder, sorted keys) byte for byte.
+    @Test func eventTextIsWhatJSONEncoderWrites() throws {
+        #expect(Set(Self.everyKind.map(\.kind)).count == GameEvent.Kind.allCases.count)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        for event in Self.everyKind {
+            let expected = String(decoding: try encoder.encode(event), as: UTF8.self)
+            let written = SessionEvent(tick: 1, event: event)
+            #expect(written.json == expected)
+            #expect(try written.decoded() == event)
+        }
+    }
+}
