@@ -33,7 +33,7 @@ enum HTMLTimelineAssets {
           var svgNS = "http://www.w3.org/2000/svg";
           var colors = ["#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf"];
           var priorityColors = { 10: "#c62828", 5: "#ef6c00", 1: "#757575" };
-          var width = 1100, height = 420, left = 44, right = 16, top = 40, plotHeight = 260;
+          var width = 1100, height = 420, left = 72, right = 16, top = 40, plotHeight = 260;
           var lanes = {};
           data.pushes.forEach(function (push) { if (!(push.recipient in lanes)) lanes[push.recipient] = Object.keys(lanes).length; });
           var laneCount = Math.max(1, Object.keys(lanes).length);
@@ -87,9 +87,11 @@ enum HTMLTimelineAssets {
           legendEntry("#333", "boss", true);
           [10, 5, 1].forEach(function (priority) { legendEntry(priorityColors[priority], "push, priority " + priority); });
 
+          var laneLabels = {};
+          data.pushes.forEach(function (push) { laneLabels[push.recipient] = push.hero || push.recipient; });
           Object.keys(lanes).forEach(function (recipient) {
             element("text", { x: 4, y: laneTop + lanes[recipient] * laneHeight + laneHeight / 2 + 4, "font-size": 10,
-                              fill: "#888" }).textContent = recipient.slice(0, 7);
+                              fill: "#888" }).textContent = laneLabels[recipient].slice(0, 12);
           });
           data.pushes.forEach(function (push) {
             var cy = laneTop + lanes[push.recipient] * laneHeight + laneHeight / 2;
