@@ -78,7 +78,7 @@ import Testing
         var session = try #require(fields["session"] as? [String: Any])
         var events = try #require(session["events"] as? [String])
         let tick = try #require(events[3].split(separator: " ").first)
-        let edited = #"\#(tick) {"amount":999,"boss":"thorn-wolf","type":"bossHealed"}"#
+        let edited = "\(tick) {'amount':999,'boss':'thorn-wolf','type':'bossHealed'}"
         #expect(events[3] != edited)
         events[3] = edited
         session["events"] = events

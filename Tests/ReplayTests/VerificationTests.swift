@@ -135,4 +135,15 @@ import Testing
             #expect(try written.decoded() == event)
         }
     }
+
+    /// In a file an event is "tick text" with the quotes swapped; it reads back exactly,
+    /// apostrophes in a player's id included.
+    @Test func eventLinesRoundTripThroughASessionFile() throws {
+        let events = Self.everyKind.map { SessionEvent(tick: 3, event: $0) }
+            + [SessionEvent(tick: 4, event: .potionUsed(player: "o'brien", hero: "egghead", amount: 1))]
+        let data = try JSONEncoder().encode(events)
+        #expect(try JSONDecoder().decode([SessionEvent].self, from: data) == events)
+        #expect(String(decoding: data, as: UTF8.self).contains(#""3 {'boss':'old-treant','type':'areaAttack'}""#))
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode([SessionEvent].self, from: Data(#"["x {}"]"#.utf8)) }
+    }
 }
