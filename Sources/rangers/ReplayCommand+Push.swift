@@ -31,6 +31,12 @@ struct ReplayPushOptions: ParsableArguments {
 
     @OptionGroup var connection: APNsConnectionOptions
 
+    func validate() throws {
+        if !push, token != nil || pushToStartToken != nil || hero != nil {
+            throw ValidationError("--token, --push-to-start-token and --hero go with --push")
+        }
+    }
+
     func run(_ session: SavedSession, content: ReplayContent) async throws {
         guard let token else { throw UsageError("--push needs --token (the Live Activity's push token, hex)") }
         guard speed > 0, speed <= 100_000 else { throw UsageError("--speed must be above 0 and at most 100000, not \(speed)") }

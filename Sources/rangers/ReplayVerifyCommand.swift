@@ -36,7 +36,7 @@ struct ReplayVerifyCommand: AsyncParsableCommand {
     func run() async throws {
         let loaded: SessionSourceOptions.Loaded
         do {
-            loaded = try await sourceOptions.load(source, withPushes: push.push || timeline || html != nil)
+            loaded = try await sourceOptions.load(source, withPushes: timeline || html != nil)
         } catch let changed as ContentChanged {
             report(contentChanged: changed.error)
             throw ExitCode(3)

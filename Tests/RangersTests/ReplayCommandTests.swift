@@ -127,6 +127,10 @@ import Testing
         #expect(foreign.status == 2)
         #expect(foreign.stderr.contains("field 'format' is missing"), "\(foreign.stderr)")
 
+        let strayToken = try await RangersProcess.run(["replay", file, "--token", String(repeating: "ab", count: 32)])
+        #expect(strayToken.status == 2)
+        #expect(strayToken.stderr.contains("go with --push"), "\(strayToken.stderr)")
+
         let unknown = try await RangersProcess.run(["replay", "no-such-adventure", "--db", db])
         #expect(unknown.status == 2)
         #expect(unknown.stderr.contains("no-such-adventure"))
