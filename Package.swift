@@ -86,10 +86,18 @@ let package = Package(
             ],
             resources: [.copy("openapi.yaml")]
         ),
+        // Saved sessions: play an adventure again and compare, its timeline, pushing it again.
+        .target(
+            name: "Replay",
+            dependencies: [
+                "Game", "Catalog", "Wire", "PushPolicy", "Store", "APNs",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         .executableTarget(
             name: "rangers",
             dependencies: [
-                "Game", "Catalog", "Wire", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Server",
+                "Game", "Catalog", "Wire", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Server", "Replay", "Store",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -112,6 +120,11 @@ let package = Package(
             name: "SimulationBench",
             dependencies: ["Game", "Catalog"],
             path: "Benchmarks/SimulationBench"
+        ),
+        .executableTarget(
+            name: "ReplayBench",
+            dependencies: ["Replay", "Game", "Catalog", "Store"],
+            path: "Benchmarks/ReplayBench"
         ),
         .testTarget(name: "GameTests", dependencies: ["Game", "Catalog"], exclude: ["Golden"]),
         .testTarget(name: "CatalogTests", dependencies: ["Catalog"]),
@@ -137,12 +150,25 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "APNsSimulator",
+                "Server", "APNsSimulator", "Replay",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
         .testTarget(name: "PushPolicyTests", dependencies: ["PushPolicy", "Catalog"], exclude: ["Golden"]),
-        .testTarget(name: "RangersTests", dependencies: ["rangers", "Game", "Catalog", "Store"]),
+        .testTarget(
+            name: "RangersTests",
+            dependencies: [
+                "rangers", "Replay", "Store", "Catalog", "PushPolicy", "Game",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .testTarget(
+            name: "ReplayTests",
+            dependencies: [
+                "Replay", "Game", "Catalog", "Store", "PushPolicy", "Wire", "APNs", "APNsCurl", "APNsSimulator",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

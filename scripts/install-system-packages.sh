@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Installs the system libraries the server links against (Debian/Ubuntu).
+# Installs the system libraries the server links against (Debian/Ubuntu), and
+# Chromium, in which the tests load the replay's HTML timeline page.
 # Needs root, or sudo; safe to run again.
 set -euo pipefail
 
-packages=(libcurl4-openssl-dev libsqlite3-dev libssl-dev)
+packages=(libcurl4-openssl-dev libsqlite3-dev libssl-dev chromium)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -35,8 +35,8 @@ public struct LoadedContent: Sendable {
         return problems
     }
 
-    private struct HeroesFile: Decodable { var heroes: [HeroDefinition] }
-    private struct BossesFile: Decodable { var bosses: [BossDefinition]; var routes: [Route] }
+    struct HeroesFile: Decodable { var heroes: [HeroDefinition] }
+    struct BossesFile: Decodable { var bosses: [BossDefinition]; var routes: [Route] }
 
     private static func read(_ directory: URL, requirements: ContentRequirements,
                              problems: inout [ContentProblem]) -> LoadedContent? {
@@ -74,13 +74,7 @@ public struct LoadedContent: Sendable {
 
         guard let heroes, let bosses, let rules, let strings else { return nil }
         let game = GameContent(heroes: heroes.heroes, bosses: bosses.bosses, routes: bosses.routes, rules: rules)
-        problems += GameContentCheck.problems(in: game)
-        problems += StringCatalogCheck.problems(in: strings, file: stringsFile)
-        for text in requirements.texts {
-            StringCatalogCheck.requireKey(text.key, argumentCount: text.arguments, in: strings) {
-                problems.append(ContentProblem(file: stringsFile, location: $0, message: $1))
-            }
-        }
+        problems += checkProblems(game, strings, requirements: requirements)
         for sound in requirements.sounds where sounds[sound] == nil {
             problems.append(ContentProblem(file: "\(soundsFolder)/\(sound)", message: "is missing; the server names it in alerts"))
         }
@@ -88,7 +82,20 @@ public struct LoadedContent: Sendable {
                              version: versionHash.hex)
     }
 
-    private static func decode<T: Decodable>(_ type: T.Type, _ data: Data, file: String, schema: Schema,
+    /// What is wrong with decoded game data and strings, the sounds aside.
+    static func checkProblems(_ game: GameContent, _ strings: StringCatalog,
+                              requirements: ContentRequirements) -> [ContentProblem] {
+        var problems = GameContentCheck.problems(in: game)
+        problems += StringCatalogCheck.problems(in: strings, file: stringsFile)
+        for text in requirements.texts {
+            StringCatalogCheck.requireKey(text.key, argumentCount: text.arguments, in: strings) {
+                problems.append(ContentProblem(file: stringsFile, location: $0, message: $1))
+            }
+        }
+        return problems
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, _ data: Data, file: String, schema: Schema,
                                              problems: inout [ContentProblem]) -> T? {
         do {
             let value = try JSONDecoder().decode(type, from: data)

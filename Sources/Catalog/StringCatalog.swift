@@ -146,7 +146,7 @@ extension StringCatalog {
 
     /// Decodes an `.xcstrings` file. Entries without a plain string unit (plural
     /// variations) are reported, since the server fills only `%@` arguments.
-    static func decode(_ data: Data, file: String) throws -> (StringCatalog, [ContentProblem]) {
+    public static func decode(_ data: Data, file: String) throws -> (StringCatalog, [ContentProblem]) {
         let decoded = try JSONDecoder().decode(File.self, from: data)
         var problems: [ContentProblem] = []
         var entries: [String: [String: String]] = [:]

@@ -152,9 +152,7 @@ extension RangersStore {
     public func commands(of adventure: AdventureID) async throws -> [ScheduledCommand] {
         try await read { db in
             _ = try Self.requireAdventure(adventure, db)
-            return try CommandRow.fetchAll(db, sql: """
-                SELECT * FROM command WHERE adventure = ? AND tick IS NOT NULL ORDER BY tick, id
-                """, arguments: [adventure.rawValue]).map { ScheduledCommand(tick: $0.tick!, command: try $0.decodedCommand()) }
+            return try Self.appliedCommands(of: adventure, db)
         }
     }
 
@@ -162,9 +160,7 @@ extension RangersStore {
     public func events(of adventure: AdventureID) async throws -> [LoggedEvent] {
         try await read { db in
             _ = try Self.requireAdventure(adventure, db)
-            return try EventRow.fetchAll(db, sql: "SELECT * FROM event WHERE adventure = ? ORDER BY tick, position",
-                                         arguments: [adventure.rawValue])
-                .map { LoggedEvent(tick: $0.tick, position: $0.position, event: $0.event) }
+            return try Self.eventLog(of: adventure, db)
         }
     }
 

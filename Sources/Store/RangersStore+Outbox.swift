@@ -85,10 +85,7 @@ extension RangersStore {
 
     /// Every push decided for the adventure and what became of it, in the order decided.
     public func outbox(of adventure: AdventureID) async throws -> [OutboxEntry] {
-        try await read { db in
-            try OutboxRow.fetchAll(db, sql: "SELECT * FROM outbox WHERE adventure = ? ORDER BY id",
-                                   arguments: [adventure.rawValue]).map { try $0.entry() }
-        }
+        try await read { db in try Self.outboxEntries(of: adventure, db) }
     }
 
     /// What was sent for the adventure and what APNs answered, in the order sent.

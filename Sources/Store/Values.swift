@@ -110,7 +110,7 @@ public enum PushTarget: Hashable, Sendable, CustomStringConvertible {
     case pushToStart(DeviceID)
     case pushToTalk(ChannelMemberID)
 
-    var kind: String {
+    public var kind: String {
         switch self {
         case .liveActivity: "liveActivity"
         case .pushToStart: "pushToStart"
@@ -118,7 +118,7 @@ public enum PushTarget: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    var id: String {
+    public var id: String {
         switch self {
         case .liveActivity(let id): id.rawValue
         case .pushToStart(let id): id.rawValue

@@ -7,7 +7,7 @@ struct Rangers: AsyncParsableCommand {
         commandName: "rangers",
         abstract: "Emoji Rangers: party adventures on the iPhone Lock Screen.",
         subcommands: [ContentCommand.self, SimulateCommand.self, PushCommand.self, APNsSimCommand.self, ServeCommand.self,
-                      DemoCommand.self]
+                      DemoCommand.self, ReplayCommand.self]
     )
 
     /// Usage mistakes (a bad flag, an unknown hero, a malformed file) exit with 2

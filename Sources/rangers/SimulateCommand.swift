@@ -3,6 +3,7 @@ import Catalog
 import Foundation
 import Game
 import PushPolicy
+import Replay
 
 struct SimulateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -90,7 +91,7 @@ struct SimulateCommand: ParsableCommand {
         }
         let scheduled = try commands.map { try CommandsFile.read($0, party: party) } ?? []
 
-        var output = TimelinePrinter(content: loaded, adventure: adventure, language: language, json: json,
+        var output = TimelinePrinter(content: ReplayContent(loaded), adventure: adventure, language: language, json: json,
                                      topic: "\(bundleID).push-type.liveactivity")
         output.begin()
         guard pushes else {

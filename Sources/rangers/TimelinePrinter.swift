@@ -2,12 +2,13 @@ import Catalog
 import Foundation
 import Game
 import PushPolicy
+import Replay
 import Wire
 
 /// Prints an adventure as it is played: readable text, or one JSON object per line
 /// (`{"kind":"adventure",…}` first, then `{"kind":"event","tick":…,…}`).
 struct TimelinePrinter {
-    let content: LoadedContent
+    let content: ReplayContent
     let adventure: Adventure
     let language: String
     let json: Bool
@@ -19,7 +20,7 @@ struct TimelinePrinter {
         return encoder
     }()
 
-    init(content: LoadedContent, adventure: Adventure, language: String, json: Bool, topic: String) {
+    init(content: ReplayContent, adventure: Adventure, language: String, json: Bool, topic: String) {
         self.content = content
         self.adventure = adventure
         self.language = language
@@ -67,21 +68,54 @@ struct TimelinePrinter {
             case .pushToStart(let player): "push-to-start:\(player)"
             }
             let body = (try? PayloadEncoder().encode(decision.payload)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
-            if json {
-                // Keys in sorted order, as everywhere else; the payload is spliced in
-                // as the exact bytes APNs would receive.
-                buffer += #"{"expiration":\#(decision.expiration),"kind":"push","payload":\#(body),"#
-                    + #""priority":\#(decision.priority.rawValue),"pushType":"liveactivity","#
-                    + #""reason":\#(quoted(decision.reason)),"recipient":\#(quoted(recipient)),"#
-                    + #""tick":\#(tick),"topic":\#(quoted(topic))}"# + "\n"
-                continue
-            }
-            var line = "  → \(decision.payload.event.name) \(recipient) (\(decision.hero)) priority \(decision.priority)"
-            if let alert = decision.payload.alert, case .localized(let key, _) = alert.title {
-                line += " alert \(key) 🔔 \(alert.sound ?? "default")"
-            }
-            buffer += line + " — \(decision.reason)\n"
+            push(PushLine(tick: tick, recipient: recipient, hero: decision.hero.rawValue, event: decision.payload.event.name,
+                          priority: decision.priority.rawValue, alert: decision.payload.alert, reason: decision.reason,
+                          expiration: decision.expiration, payload: body, topic: topic, state: nil))
         }
+    }
+
+    /// The pushes a server decided on, as a saved session keeps them.
+    mutating func savedPushes(_ pushes: [SessionPush], heroes: [String: HeroID]) {
+        for saved in pushes {
+            let recipient = saved.targetKind == "liveActivity" ? saved.targetID : "\(saved.targetKind):\(saved.targetID)"
+            push(PushLine(tick: saved.tick ?? 0, recipient: recipient, hero: heroes[saved.targetID]?.rawValue ?? "?",
+                          event: saved.event, priority: saved.priority, alert: saved.alert, reason: saved.reason,
+                          expiration: saved.expiration, payload: saved.payload, topic: saved.topic, state: saved.state))
+        }
+    }
+
+    private struct PushLine {
+        var tick: Int
+        var recipient: String
+        var hero: String
+        var event: String
+        var priority: Int
+        var alert: Alert?
+        var reason: String
+        var expiration: Int
+        /// The exact body, as JSON text.
+        var payload: String
+        var topic: String
+        /// What became of it, for a push that was queued.
+        var state: String?
+    }
+
+    private mutating func push(_ push: PushLine) {
+        if json {
+            // Keys in sorted order, as everywhere else; the payload is spliced in
+            // as the exact bytes APNs would receive.
+            buffer += #"{"expiration":\#(push.expiration),"kind":"push","payload":\#(push.payload),"#
+                + #""priority":\#(push.priority),"pushType":"liveactivity","#
+                + #""reason":\#(quoted(push.reason)),"recipient":\#(quoted(push.recipient)),"#
+                + (push.state.map { #""state":\#(quoted($0)),"# } ?? "")
+                + #""tick":\#(push.tick),"topic":\#(quoted(push.topic))}"# + "\n"
+            return
+        }
+        var line = "  → \(push.event) \(push.recipient) (\(push.hero)) priority \(push.priority)"
+        if let alert = push.alert, case .localized(let key, _) = alert.title {
+            line += " alert \(key) 🔔 \(alert.sound ?? "default")"
+        }
+        buffer += line + " — \(push.reason)" + (push.state.map { " [\($0)]" } ?? "") + "\n"
     }
 
     private func quoted(_ text: String) -> String {

@@ -31,6 +31,11 @@ import Testing
         #expect(log.count { $0.tick == 0 } == 3, "a push-to-start for each of the three phones")
         #expect(Set(log.filter { ($0.tick ?? 0) > 0 }.map(\.target)).count == 3, "three Live Activities updated")
         #expect(output.contains("rangers replay \(adventureID) --db \(database.path)"))
+
+        // And the replay it points to finds the adventure identical.
+        let replay = try await RangersProcess.run(["replay", String(adventureID), "--db", database.path])
+        #expect(replay.status == 0, "\(replay.stdout)\(replay.stderr)")
+        #expect(replay.stdout.contains("identical"))
     }
 
     @Test func badOptionsAreRefusedBeforeAnythingStarts() async throws {

@@ -1,0 +1,94 @@
+import Foundation
+import Game
+import PushPolicy
+import Store
+import Wire
+
+/// Plays a whole adventure into a store as the server's ticker stores it (a party
+/// of new players, one Live Activity per member, every tick's events, applied
+/// commands and push decisions), without a server or a clock: for the replay's
+/// tests and benchmark, which need saved adventures of any length quickly.
+public struct AdventureRecorder: Sendable {
+    public var store: RangersStore
+    public var content: ReplayContent
+    public var topic = "com.example.apple-samplecode.Emoji-Rangers.push-type.liveactivity"
+    /// Ticks stored per write, as the ticker batches them.
+    public var ticksPerWrite = 500
+
+    public init(store: RangersStore, content: ReplayContent) {
+        self.store = store
+        self.content = content
+    }
+
+    /// Returns the new adventure's id. `setup.party`'s players are replaced by new
+    /// ones (the store makes their ids); commands name members by their hero.
+    public func record(_ setup: AdventureSetup, commands: [(tick: Int, potionFor: HeroID)] = [],
+                       startedAt: Int = 1_767_225_600, frequentUpdates: Bool = false) async throws -> AdventureID {
+        var roster: [PartyMember] = []
+        var party: PartyID?
+        for (index, member) in setup.party.enumerated() {
+            let (player, _) = try await store.createPlayer(name: "Ranger \(index + 1)")
+            try await store.pickHeroes([member.hero], for: player.id)
+            if let party {
+                let code = try await store.party(party).inviteCode.rawValue
+                try await store.joinParty(inviteCode: code, player: player.id, hero: member.hero)
+            } else {
+                party = try await store.createParty(name: "Rangers", by: player.id, hero: member.hero).id
+            }
+            roster.append(PartyMember(player: player.id, hero: member.hero))
+        }
+        var setup = setup
+        setup.party = roster
+        let adventure = try Adventure(setup: setup, content: content.game)
+        let id = AdventureID.random()
+        try await store.startAdventure(id: id, party: party!, setup: setup, state: adventure.start(), startedAt: startedAt,
+                                       contentVersion: content.version, outbox: [])
+        var recipients: [LiveActivityRecipient] = []
+        for (index, member) in roster.enumerated() {
+            let activity = ActivityID("activity-\(index + 1)-\(id.rawValue)")
+            try await store.registerLiveActivity(
+                activityID: activity, player: member.player, adventure: id, hero: member.hero,
+                token: try PushToken(hex: String(format: "%064x", index + 1)), frequentUpdates: frequentUpdates, locale: "en")
+            recipients.append(LiveActivityRecipient(activityID: activity.rawValue, player: member.player, hero: member.hero,
+                                                    frequentUpdates: frequentUpdates, language: "en"))
+        }
+        let playerOf = Dictionary(roster.map { ($0.hero, $0.player) }, uniquingKeysWith: { first, _ in first })
+        let policy = PushPolicy(adventureID: id.rawValue, adventure: adventure, content: content.game,
+                                strings: content.strings, startedAt: startedAt)
+        let potions = Dictionary(grouping: commands, by: \.tick)
+
+        var state = adventure.start()
+        var ledgers: [String: BudgetLedger] = [:]
+        var batch: [TickRecord] = []
+        while state.isRunning {
+            // Commands are queued one tick at a time, just before the tick that applies them.
+            var queued: [QueuedCommand] = []
+            for potion in potions[state.tick + 1] ?? [] {
+                guard let player = playerOf[potion.potionFor] else { continue }
+                queued.append(try await store.enqueueCommand(.usePotion(player: player, hero: potion.potionFor), for: id))
+            }
+            let (after, events) = adventure.tick(state, commands: queued.map(\.command))
+            state = after
+            let decisions = try policy.pushes(after: events, state: state, recipients: recipients, ledgers: &ledgers)
+            let outbox = try decisions.map { decision -> OutboxMessage in
+                guard case .liveActivity(let activity) = decision.target else { throw RecorderError.unexpectedTarget }
+                let isEnd = if case .end = decision.payload.event { true } else { false }
+                return OutboxMessage(target: .liveActivity(ActivityID(activity)), pushType: "liveactivity", topic: topic,
+                                     priority: decision.priority, expiration: decision.expiration,
+                                     payload: try PayloadEncoder().encode(decision.payload), reason: decision.reason,
+                                     hasAlert: decision.payload.alert != nil, isEnd: isEnd)
+            }
+            batch.append(TickRecord(adventure: id, tick: state.tick, state: state, events: events,
+                                    appliedCommandIDs: queued.map(\.id), outbox: outbox, ledgers: ledgers))
+            if batch.count >= ticksPerWrite || !state.isRunning {
+                try await store.recordTicks(batch).forEach { _ = try $0.get() }
+                batch.removeAll()
+            }
+        }
+        return id
+    }
+}
+
+enum RecorderError: Error {
+    case unexpectedTarget
+}
