@@ -134,6 +134,31 @@ import Testing
         }
     }
 
+    /// A member who leaves the party is sent off the channel; the others stay.
+    @Test func leavingThePartySendsOnlyThatMemberOffTheChannel() async throws {
+        let harness = try await DeliveryHarness.start()
+        defer { Task { await harness.shutdown() } }
+        let fixture = try await harness.api { try await Fixture.make($0) }
+        let channelPath = "/v1/parties/\(fixture.partyID)/channel"
+        try await harness.api { api in
+            for (member, token) in zip(fixture.members, Self.tokens) {
+                try #require(try await api.send(.put, "\(channelPath)/members/me", key: member.key,
+                                                body: #"{"pushToken": "\#(token)"}"#).status == 200)
+            }
+            let left = try await api.send(.delete, "/v1/parties/\(fixture.partyID)/members/me", key: fixture.chae.key)
+            try #require(left.status == 204, "\(left)")
+        }
+        try await harness.withServices {
+            try await eventually("the leave push") {
+                harness.simulator.accepted().contains { $0.pushType == .pushtotalk && $0.leavesChannel }
+            }
+        }
+        let leaves = harness.simulator.accepted().filter { $0.pushType == .pushtotalk && $0.leavesChannel }
+        #expect(leaves.map(\.deviceToken) == [Self.tokens[2]])
+        let channel = try await harness.api { api in try await api.send(.get, channelPath, key: fixture.ana.key) }
+        #expect(channel.json["members"].array.map { $0["listening"] } == [.bool(true), .bool(true)], "\(channel)")
+    }
+
     @Test func audioIsDeletedAfterTheRetentionButTheRecordStays() async throws {
         let harness = try await DeliveryHarness.start()
         defer { Task { await harness.shutdown() } }
