@@ -135,6 +135,8 @@ public struct Ticker: Service {
     /// logged and left out; the others go on.
     private func nextTicks(of ids: [AdventureID]) async throws -> [TickRecord] {
         guard !ids.isEmpty else { return [] }
+        // One read for the batch: a read per adventure cost more than its tick.
+        let inputs = try await store.tickInputs(of: ids)
         let width = min(settings.concurrency, ids.count)
         var records = [TickRecord?](repeating: nil, count: ids.count)
         try await withThrowingTaskGroup(of: (Int, TickRecord?).self) { group in
@@ -144,7 +146,7 @@ public struct Ticker: Service {
                 next += 1
                 group.addTask {
                     do {
-                        return (index, try await nextTick(of: id))
+                        return (index, try nextTick(from: inputs[index].get()))
                     } catch is CancellationError {
                         throw CancellationError()
                     } catch {
@@ -173,9 +175,9 @@ public struct Ticker: Service {
 
     /// The adventure's next tick with everything it decides, not yet stored; nil
     /// when it is no longer due (ended, or played meanwhile).
-    func nextTick(of id: AdventureID) async throws -> TickRecord? {
-        let inputs = try await store.tickInputs(of: id)
+    func nextTick(from inputs: TickInputs) throws -> TickRecord? {
         let stored = inputs.adventure
+        let id = stored.id
         guard stored.status == .running else { return nil }
         if stored.contentVersion != content.version, !cache.hasRules(for: id) {
             logger.warning("adventure started with other content; it goes on with the content loaded now", metadata: [

@@ -137,14 +137,24 @@ extension RangersStore {
     /// The adventure, its queued commands, and its recipients with their budgets,
     /// from one snapshot: what the ticker feeds `Game.tick` and `PushPolicy`.
     public func tickInputs(of adventure: AdventureID) async throws -> TickInputs {
+        try await read { db in try Self.tickInputs(of: adventure, db) }
+    }
+
+    /// The same for many adventures from one snapshot: one read for a batch, not one
+    /// per adventure. An adventure that cannot be read fails alone.
+    public func tickInputs(of adventures: [AdventureID]) async throws -> [Result<TickInputs, any Error>] {
         try await read { db in
-            let stored = try Self.requireAdventure(adventure, db).value()
-            let activities = try Self.activeActivities(of: adventure, db)
-            return TickInputs(
-                adventure: stored, commands: try Self.pendingCommands(for: adventure, db),
-                recipients: activities.map(\.recipient),
-                ledgers: Dictionary(uniqueKeysWithValues: activities.map { ($0.id, $0.ledger) }))
+            adventures.map { id in Result { try Self.tickInputs(of: id, db) } }
         }
+    }
+
+    static func tickInputs(of adventure: AdventureID, _ db: Database) throws -> TickInputs {
+        let stored = try requireAdventure(adventure, db).value()
+        let activities = try activeActivities(of: adventure, db)
+        return TickInputs(
+            adventure: stored, commands: try pendingCommands(for: adventure, db),
+            recipients: activities.map(\.recipient),
+            ledgers: Dictionary(uniqueKeysWithValues: activities.map { ($0.id, $0.ledger) }))
     }
 
     /// The applied commands with the tick each was applied at: with the setup, what
