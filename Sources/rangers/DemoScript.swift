@@ -2,7 +2,6 @@ import APNsSimulator
 import Foundation
 import Game
 import Server
-import Wire
 
 /// What the demo's players, their apps and the game master do, and what the demo
 /// shows of it: every tick's events and every push as the server's own API reports
