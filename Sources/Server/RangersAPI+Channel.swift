@@ -12,7 +12,7 @@ extension RangersAPI {
     func channel(_ request: Request, party id: String) async throws -> Response {
         let player = try await auth.player(request)
         let party = try await memberParty(PartyID(id), player: player)
-        return try JSONCoding.response(try await channelView(party))
+        return try JSONCoding.response(try await channelView(party, try await store.channel(of: party.id, at: now())))
     }
 
     /// Joins, or replaces the token of a member who had joined: the system hands
@@ -24,7 +24,7 @@ extension RangersAPI {
         let token = try pushToken(body.pushToken)
         let channel = try await store.channel(of: party.id, at: now())
         try await store.joinChannel(channel.id, player: player.id, token: token, at: now())
-        return try JSONCoding.response(try await channelView(party))
+        return try JSONCoding.response(try await channelView(party, channel))
     }
 
     /// The app left by itself (its user tapped Leave): no push, the token is dropped.
@@ -104,7 +104,9 @@ extension RangersAPI {
         try await store.closeChannel(channel.id, at: now()) { member in
             OutboxMessage.leaveChannel(member, topic: topic, reason: "the game master closed the channel")
         }
-        return try JSONCoding.response(try await channelView(party), status: .accepted)
+        // Read again: closing set its closedAt.
+        let closed = try await store.channel(of: party.id, at: now())
+        return try JSONCoding.response(try await channelView(party, closed), status: .accepted)
     }
 
     /// Whether a message sent now would reach the others: the app shows
@@ -114,8 +116,7 @@ extension RangersAPI {
         return try JSONCoding.response(ServiceStatusView(deliveryHealth))
     }
 
-    private func channelView(_ party: Party) async throws -> ChannelView {
-        let channel = try await store.channel(of: party.id, at: now())
+    private func channelView(_ party: Party, _ channel: Channel) async throws -> ChannelView {
         let members = try await store.members(of: party.id)
         let listening = Set(try await store.channelMembers(of: channel.id).map(\.player))
         let heroes = members.compactMap { content.game.hero($0.hero) }

@@ -6,7 +6,11 @@ extension RangersStore {
     /// The party's channel. Parties get theirs when created; one from before
     /// channels existed gets it on first asking.
     public func channel(of party: PartyID, at now: Date = Date()) async throws -> Channel {
-        try await write { db in
+        // Nearly always there: a read finds it without waiting for the writer.
+        if let existing = try await read({ db in try Self.channelRow(of: party, db).map(Self.channelValue) }) {
+            return existing
+        }
+        return try await write { db in
             _ = try Self.requireParty(party, db)
             if try Self.channelRow(of: party, db) == nil { try Self.createChannel(for: party, at: now, db) }
             return try Self.channelValue(try Self.channelRow(of: party, db)!)
