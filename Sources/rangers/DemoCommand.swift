@@ -51,8 +51,9 @@ struct DemoCommand: AsyncParsableCommand {
             return handler
         }
         let clock = FastClock(speed: Double(speed))
+        // A fresh game-master key per run: the demo is its only user, so it is never shown.
         let configuration = ServerConfiguration(
-            gameMasterKey: Self.randomKey(), databasePath: db, host: "127.0.0.1", port: 0,
+            gameMasterKey: DemoScript.randomHex(), databasePath: db, host: "127.0.0.1", port: 0,
             contentDirectory: content.directory, pushPolicy: try PolicyEnvironment.configuration())
         let resources: ServerResources
         do {
@@ -106,10 +107,6 @@ struct DemoCommand: AsyncParsableCommand {
         return first
     }
 
-    /// A fresh game-master key per run: the demo is its only user, so it is never shown.
-    private static func randomKey() -> String {
-        (0..<32).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max)) }.joined()
-    }
 }
 
 /// Game time that runs `speed` times faster than the wall clock from the moment

@@ -22,7 +22,7 @@ struct DemoScript {
         var frequentPushes: Bool
         var key = ""
         var device = "device-\(UUID().uuidString.prefix(8).lowercased())"
-        var pushToStartToken = DemoScript.randomToken()
+        var pushToStartToken = DemoScript.randomHex()
         var activity: String?
     }
 
@@ -111,7 +111,7 @@ struct DemoScript {
         let arrived = Set(simulator.accepted().map(\.deviceToken))
         for index in players.indices where players[index].activity == nil && arrived.contains(players[index].pushToStartToken) {
             let activity = "activity-\(UUID().uuidString.prefix(8).lowercased())"
-            try await client.registerActivity(adventure: adventure, activity: activity, token: Self.randomToken(),
+            try await client.registerActivity(adventure: adventure, activity: activity, token: Self.randomHex(),
                                               hero: players[index].hero, frequentPushes: players[index].frequentPushes,
                                               locale: players[index].locale, key: players[index].key)
             players[index].activity = activity
@@ -216,8 +216,8 @@ struct DemoScript {
         progressShown = false
     }
 
-    /// A device token as APNs hands them out: 32 random bytes in hex.
-    static func randomToken() -> String {
+    /// 32 random bytes in hex: a device token as APNs hands them out, or a key.
+    static func randomHex() -> String {
         (0..<32).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max)) }.joined()
     }
 }
