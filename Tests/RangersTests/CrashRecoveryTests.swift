@@ -1,8 +1,5 @@
 import Catalog
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Game
 import Store
 import Testing
@@ -21,7 +18,7 @@ import Testing
         let port = 20_000 + Int.random(in: 0..<20_000)
         let api = HTTP(base: "http://127.0.0.1:\(port)")
 
-        var server = try await Server.start(database: database, port: port, api: api)
+        var server = try await ServeProcess.start(database: database, port: port, gameMasterKey: Self.gameMasterKey, api: api)
         // Three players, a party, a Live Activity each, and a short adventure: one
         // tick a second for 24 seconds of game time.
         var keys: [String] = []
@@ -61,7 +58,7 @@ import Testing
 
         // Down for a few seconds of game time; then the same command again.
         try await Task.sleep(for: .seconds(3))
-        server = try await Server.start(database: database, port: port, api: api)
+        server = try await ServeProcess.start(database: database, port: port, gameMasterKey: Self.gameMasterKey, api: api)
         defer { server.kill() }
         try await api.waitFor("the adventure's end and every push sent", within: .seconds(60)) {
             let adventure = try await store.adventure(adventureID)
@@ -97,66 +94,5 @@ import Testing
         }
         let log = try await store.pushLog(of: adventureID)
         #expect(Set(log.map(\.outbox)) == Set(outbox.filter { $0.state == .sent }.map(\.id)))
-    }
-
-    /// One `rangers serve` process with the APNs simulator inside it.
-    struct Server {
-        let process: Process
-
-        static func start(database: URL, port: Int, api: HTTP) async throws -> Server {
-            let process = Process()
-            process.executableURL = RangersProcess.executable
-            process.arguments = ["serve", "--db", database.path, "--port", String(port)]
-            process.currentDirectoryURL = RangersProcess.repositoryRoot
-            process.environment = ProcessInfo.processInfo.environment.merging(["RANGERS_GAME_MASTER_KEY": gameMasterKey]) { $1 }
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            try await api.waitFor("rangers serve to answer", within: .seconds(20)) {
-                guard process.isRunning else { throw HTTP.Failure(description: "rangers serve exited with \(process.terminationStatus)") }
-                return (try? await api.json("GET", "/healthz")) != nil
-            }
-            return Server(process: process)
-        }
-
-        func kill() {
-            guard process.isRunning else { return }
-            Foundation.kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-    }
-}
-
-/// JSON over HTTP for process tests.
-struct HTTP: Sendable {
-    let base: String
-
-    struct Failure: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    func json(_ method: String, _ path: String, key: String? = nil, body: [String: Any]? = nil) async throws -> [String: Any] {
-        var request = URLRequest(url: URL(string: base + path)!)
-        request.httpMethod = method
-        request.timeoutInterval = 10
-        if let key { request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization") }
-        if let body {
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = try JSONSerialization.data(withJSONObject: body)
-        }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        guard (200..<300).contains(status) else {
-            throw Failure(description: "\(method) \(path): \(status) \(String(decoding: data, as: UTF8.self))")
-        }
-        return (try JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
-    }
-
-    func waitFor(_ what: String, within limit: Duration, _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + limit
-        while try await !condition() {
-            guard ContinuousClock.now < deadline else { throw Failure(description: "timed out waiting for \(what)") }
-            try await Task.sleep(for: .milliseconds(100))
-        }
     }
 }

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
 
 /// `rangers serve` as a process: it refuses bad settings by name, and otherwise
@@ -34,31 +31,9 @@ import Testing
         let database = scratchDatabase()
         defer { try? FileManager.default.removeItem(at: database) }
         let port = 20_000 + Int.random(in: 0..<20_000)
-        let process = Process()
-        process.executableURL = RangersProcess.executable
-        process.arguments = ["serve", "--db", database.path, "--port", String(port)]
-        process.currentDirectoryURL = RangersProcess.repositoryRoot
-        process.environment = ProcessInfo.processInfo.environment.merging(["RANGERS_GAME_MASTER_KEY": Self.gameMasterKey]) { $1 }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-
-        // Poll until it answers, with a deadline.
-        let health = URL(string: "http://127.0.0.1:\(port)/healthz")!
-        var answered: (Data, URLResponse)?
-        let deadline = ContinuousClock.now + .seconds(20)
-        while answered == nil, ContinuousClock.now < deadline, process.isRunning {
-            answered = try? await URLSession.shared.data(from: health)
-            if answered == nil { try await Task.sleep(for: .milliseconds(100)) }
-        }
-        let (body, response) = try #require(answered, "rangers serve did not answer on port \(port)")
-        #expect((response as? HTTPURLResponse)?.statusCode == 200)
-        #expect(String(decoding: body, as: UTF8.self).contains(#""status":"ok""#))
-
-        process.terminate()  // SIGTERM
-        let exited = ContinuousClock.now + .seconds(20)
-        while process.isRunning, ContinuousClock.now < exited { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(!process.isRunning)
-        #expect(process.terminationStatus == 0)
+        let api = HTTP(base: "http://127.0.0.1:\(port)")
+        let server = try await ServeProcess.start(database: database, port: port, gameMasterKey: Self.gameMasterKey, api: api)
+        #expect(try await api.json("GET", "/healthz")["status"] as? String == "ok")
+        #expect(try await server.terminate() == 0, "exits 0 after SIGTERM")
     }
 }

@@ -1,0 +1,76 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// One `rangers serve` process (with the APNs simulator inside it), started and
+/// waited for until it answers `/healthz`.
+struct ServeProcess {
+    let process: Process
+
+    static func start(database: URL, port: Int, gameMasterKey: String, api: HTTP) async throws -> ServeProcess {
+        let process = Process()
+        process.executableURL = RangersProcess.executable
+        process.arguments = ["serve", "--db", database.path, "--port", String(port)]
+        process.currentDirectoryURL = RangersProcess.repositoryRoot
+        process.environment = ProcessInfo.processInfo.environment.merging(["RANGERS_GAME_MASTER_KEY": gameMasterKey]) { $1 }
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        try await api.waitFor("rangers serve to answer", within: .seconds(20)) {
+            guard process.isRunning else { throw HTTP.Failure(description: "rangers serve exited with \(process.terminationStatus)") }
+            return (try? await api.json("GET", "/healthz")) != nil
+        }
+        return ServeProcess(process: process)
+    }
+
+    /// SIGKILL: no chance to finish anything.
+    func kill() {
+        guard process.isRunning else { return }
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// SIGTERM, then the exit status once it has stopped, or nil if it is still
+    /// running after `limit`.
+    func terminate(within limit: Duration = .seconds(20)) async throws -> Int32? {
+        process.terminate()
+        let deadline = ContinuousClock.now + limit
+        while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        return process.isRunning ? nil : process.terminationStatus
+    }
+}
+
+/// JSON over HTTP for process tests.
+struct HTTP: Sendable {
+    let base: String
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    func json(_ method: String, _ path: String, key: String? = nil, body: [String: Any]? = nil) async throws -> [String: Any] {
+        var request = URLRequest(url: URL(string: base + path)!)
+        request.httpMethod = method
+        request.timeoutInterval = 10
+        if let key { request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization") }
+        if let body {
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = try JSONSerialization.data(withJSONObject: body)
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        guard (200..<300).contains(status) else {
+            throw Failure(description: "\(method) \(path): \(status) \(String(decoding: data, as: UTF8.self))")
+        }
+        return (try JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+    }
+
+    func waitFor(_ what: String, within limit: Duration, _ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + limit
+        while try await !condition() {
+            guard ContinuousClock.now < deadline else { throw Failure(description: "timed out waiting for \(what)") }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+}
