@@ -7,6 +7,9 @@
 public struct SeededRandom: Hashable, Sendable, Codable {
     private var s0, s1, s2, s3: UInt64
 
+    /// The generator's state in its coded order, for `CanonicalJSON`.
+    var words: (UInt64, UInt64, UInt64, UInt64) { (s0, s1, s2, s3) }
+
     public init(seed: UInt64) {
         var splitMix = seed
         func next() -> UInt64 {

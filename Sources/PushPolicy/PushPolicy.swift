@@ -44,11 +44,10 @@ public struct PushPolicy: Sendable {
                 staleDate: UnixTimestamp(seconds: staleDate(after: now, frequentUpdates: true)),
                 relevanceScore: relevance(state, for: recipient.hero)
             )
-            return PushDecision(
+            return try PushDecision(
                 target: .pushToStart(player: recipient.player), player: recipient.player, hero: recipient.hero,
                 priority: .high, reason: "adventure started: push-to-start needs an alert", demoted: false,
-                expiration: startedAt + adventure.setup.timeLimit,
-                payload: try PayloadEncoder().fitted(payload))
+                expiration: startedAt + adventure.setup.timeLimit, payload: payload)
         }
     }
 
@@ -113,9 +112,9 @@ public struct PushPolicy: Sendable {
             expiration = stale
         }
         ledger.record(at: now, priority: priority)
-        return PushDecision(target: .liveActivity(id: recipient.activityID), player: recipient.player,
-                            hero: recipient.hero, priority: priority, reason: reason, demoted: demoted,
-                            expiration: expiration, payload: try PayloadEncoder().fitted(payload))
+        return try PushDecision(target: .liveActivity(id: recipient.activityID), player: recipient.player,
+                                hero: recipient.hero, priority: priority, reason: reason, demoted: demoted,
+                                expiration: expiration, payload: payload)
     }
 
     /// When the next update is overdue by a margin: a few expected updates missed.

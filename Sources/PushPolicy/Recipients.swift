@@ -1,3 +1,4 @@
+import Foundation
 import Game
 import Wire
 
@@ -52,4 +53,21 @@ public struct PushDecision: Hashable, Sendable {
     /// `apns-expiration`, unix seconds: past it, the push is not worth delivering.
     public var expiration: Int
     public var payload: LiveActivityPayload
+    /// `payload` as the exact bytes APNs gets (`PayloadEncoder`), encoded once
+    /// when the decision is made.
+    public var body: Data
+
+    init(target: Target, player: PlayerID, hero: HeroID, priority: Priority, reason: String, demoted: Bool,
+         expiration: Int, payload: LiveActivityPayload) throws {
+        let (fitted, body) = try PayloadEncoder().fittedWithBody(payload)
+        self.target = target
+        self.player = player
+        self.hero = hero
+        self.priority = priority
+        self.reason = reason
+        self.demoted = demoted
+        self.expiration = expiration
+        self.payload = fitted
+        self.body = body
+    }
 }

@@ -75,7 +75,7 @@ public struct AdventureRecorder: Sendable {
                 let isEnd = if case .end = decision.payload.event { true } else { false }
                 return OutboxMessage(target: .liveActivity(ActivityID(activity)), pushType: "liveactivity", topic: topic,
                                      priority: decision.priority, expiration: decision.expiration,
-                                     payload: try PayloadEncoder().encode(decision.payload), reason: decision.reason,
+                                     payload: decision.body, reason: decision.reason,
                                      hasAlert: decision.payload.alert != nil, isEnd: isEnd)
             }
             batch.append(TickRecord(adventure: id, tick: state.tick, state: state, events: events,

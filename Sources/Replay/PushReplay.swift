@@ -60,7 +60,7 @@ public struct PushReplay: Sendable {
         let now = start.timeIntervalSince1970
         func compressed(_ seconds: Int) -> Double { (Double(seconds) - origin) / speed }
         var lastTimestamp = Int.min
-        pushes = try decisions.map { tick, decision in
+        pushes = decisions.map { tick, decision in
             var payload = decision.payload
             let original = payload.timestamp.seconds
             let timestamp = max(Int((now + compressed(original)).rounded(.down)), lastTimestamp + 1)

@@ -33,7 +33,7 @@ extension RangersAPI {
         // One decision per recipient, in order: zip pairs each with its device.
         let decisions = try policy.pushesForStart(state: state, recipients: devices.map(\.recipient))
         let outbox = try zip(devices, decisions).map { device, decision in
-            try OutboxMessage(decision, target: .pushToStart(device.device), topic: configuration.liveActivityTopic)
+            OutboxMessage(decision, target: .pushToStart(device.device), topic: configuration.liveActivityTopic)
         }
         let stored = try await store.startAdventure(id: id, party: body.partyID, setup: setup, state: state,
                                                     startedAt: startedAt, contentVersion: content.version,

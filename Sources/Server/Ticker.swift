@@ -48,7 +48,7 @@ public struct Ticker: Service {
     private let now: @Sendable () -> Date
     private let logger: Logger
     private let metrics: any MetricsFactory
-    private let cache = AdventureCache()
+    private let running = RunningAdventures()
 
     public init(store: RangersStore, content: LoadedContent, policy: PushPolicyConfiguration, topic: String,
                 pushToTalkTopic: String? = nil, settings: Settings = Settings(), now: @escaping @Sendable () -> Date = Date.init,
@@ -66,111 +66,141 @@ public struct Ticker: Service {
 
     public func run() async throws {
         logger.info("ticker started")
+        // A pass stores the batch computed by the pass before while it reads and
+        // computes the next one: the writer and the cores work at the same time.
+        var computed: Batch?
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
-            let pass: (stored: Int, second: Int)
+            let second: Int
             do {
-                pass = try await playDueBatch()
+                let storing = computed
+                async let stored = commit(storing)
+                let next = try await computeBatch(skipping: Set(storing?.records.map(\.adventure) ?? []))
+                _ = try await stored
+                computed = next
+                if !next.records.isEmpty { continue }
+                second = next.second
             } catch is CancellationError {
                 break
             } catch {
                 // The store may be busy or briefly failing; the ticks stay due and
                 // are played on the next pass, in order.
                 logger.error("ticker pass failed", metadata: ["error": "\(error)"])
-                pass = (0, .max)
+                computed = nil
+                second = .max
             }
-            if pass.stored > 0 { continue }
-            let wait = await waitBeforeNextPass(after: pass.second)
+            let wait = await waitBeforeNextPass(after: second)
             do {
                 try await cancelWhenGracefulShutdown { try await Task.sleep(for: wait) }
             } catch {
                 break
             }
         }
+        // Ticks already computed are stored rather than computed again at the next start.
+        if let computed { _ = try? await commit(computed) }
         logger.info("ticker stopped")
     }
 
     /// Plays the next tick of up to one batch of due adventures and stores them in
     /// one commit. Returns how many ticks were stored.
     @discardableResult
-    public func playDueTicks() async throws -> Int { try await playDueBatch().stored }
+    public func playDueTicks() async throws -> Int { try await commit(computeBatch(skipping: [])) }
 
-    /// Also returns the unix second the batch was due by.
-    private func playDueBatch() async throws -> (stored: Int, second: Int) {
+    /// Ticks computed and not stored yet.
+    private struct Batch: Sendable {
+        var records: [TickRecord]
+        /// When the batch was read, and the unix second it was due by.
+        var at: Date
+        var second: Int
+    }
+
+    /// The next tick of up to one batch of due adventures, leaving out those whose
+    /// ticks are being stored.
+    private func computeBatch(skipping: Set<AdventureID>) async throws -> Batch {
         let at = now()
         let second = Int(at.timeIntervalSince1970.rounded(.down))
-        let due = try await store.adventuresDue(at: second, limit: settings.batchSize)
-        let records = try await nextTicks(of: due.map(\.id))
-        guard !records.isEmpty else { return (0, second) }
-        let results = try await store.recordTicks(records, at: at)
+        let due = try await store.dueAdventures(
+            at: second, limit: settings.batchSize, skipping: skipping,
+            isKnown: { [running] in running.isKnown($0, atTick: $1) }, hasLedger: { [running] in running.hasLedger($0, $1) })
+        return Batch(records: try await nextTicks(of: due), at: at, second: second)
+    }
+
+    /// Stores a computed batch in one commit. Returns how many ticks were stored.
+    private func commit(_ batch: Batch?) async throws -> Int {
+        guard let batch, !batch.records.isEmpty else { return 0 }
+        let results = try await store.recordTicks(batch.records, at: batch.at)
         let committed = now()
         Metrics.Timer(label: "rangers_ticker_pass_duration_seconds", factory: metrics)
-            .recordInterval(since: at, until: committed)
-        let startedAt = Dictionary(due.map { ($0.id, ($0.startedAt, $0.setup.tickInterval)) }, uniquingKeysWith: { a, _ in a })
+            .recordInterval(since: batch.at, until: committed)
         let lag = Metrics.Timer(label: "rangers_tick_lag_seconds", factory: metrics)
         var stored = 0
-        for (record, result) in zip(records, results) {
+        for (record, result) in zip(batch.records, results) {
             switch result {
-            case .success(let adventure):
+            case .success(let tick):
                 stored += 1
                 // How long after its game time the tick was committed: the ticker's
                 // one measure of keeping up.
-                if let (start, interval) = startedAt[record.adventure] {
-                    lag.recordInterval(since: Date(timeIntervalSince1970: TimeInterval(start + record.tick * interval)),
-                                       until: committed)
+                if let gameTime = running.gameTime(of: record.adventure, tick: record.tick) {
+                    lag.recordInterval(since: gameTime, until: committed)
                 }
-                if adventure.status != .running { cache.forget(record.adventure) }
+                running.committed(record, tick)
             case .failure(let refusal):
-                // Another pass stored it first; the store refused it twice over.
+                // Another pass stored it first; the store refused it twice over. What
+                // is held of it is no longer what is stored.
+                running.forget(record.adventure)
                 logger.warning("tick not stored", metadata: [
                     "adventure": "\(record.adventure)", "tick": "\(record.tick)", "reason": "\(refusal)",
                 ])
             }
         }
         Counter(label: "rangers_ticks_total", factory: metrics).increment(by: stored)
-        return (stored, second)
+        return stored
     }
 
-    /// The next tick of each adventure, in the order given, computed a few at a
-    /// time so every core plays its share. One adventure that cannot be played is
-    /// logged and left out; the others go on.
-    private func nextTicks(of ids: [AdventureID]) async throws -> [TickRecord] {
-        guard !ids.isEmpty else { return [] }
-        // One read for the batch: a read per adventure cost more than its tick.
-        let inputs = try await store.tickInputs(of: ids)
-        let width = min(settings.concurrency, ids.count)
-        var records = [TickRecord?](repeating: nil, count: ids.count)
-        try await withThrowingTaskGroup(of: (Int, TickRecord?).self) { group in
-            var next = 0
-            func addNext() {
-                let index = next, id = ids[index]
-                next += 1
+    /// The next tick of each adventure, in the order given, computed in one slice
+    /// per core. One adventure that cannot be played is logged and put off; the
+    /// others go on.
+    private func nextTicks(of due: [DueAdventure]) async throws -> [TickRecord] {
+        let inputs = due.map { running.inputs(for: $0) }
+        guard !inputs.isEmpty else { return [] }
+        let slice = (inputs.count + settings.concurrency - 1) / settings.concurrency
+        let outcomes = try await withThrowingTaskGroup(of: (Int, [Result<TickRecord?, any Error>]).self) { group in
+            for start in stride(from: 0, to: inputs.count, by: slice) {
                 group.addTask {
-                    do {
-                        return (index, try nextTick(from: inputs[index].get()))
-                    } catch is CancellationError {
-                        throw CancellationError()
-                    } catch {
-                        // Said once per distinct error; the adventure is put off so the
-                        // adventures behind it in the due queue go on.
-                        Counter(label: "rangers_tick_failures_total", factory: metrics).increment()
-                        if cache.isNewFailure(of: id, error: "\(error)") {
-                            logger.error("cannot play adventure's tick; trying again later", metadata: [
-                                "adventure": "\(id)", "error": "\(error)", "retryInSeconds": "\(settings.failureRetryDelay)",
-                            ])
-                        }
-                        let later = Int(now().timeIntervalSince1970) + settings.failureRetryDelay
-                        try? await store.postponeTicks(of: id, until: later)
-                        return (index, nil)
-                    }
+                    try Task.checkCancellation()
+                    return (start, inputs[start..<min(start + slice, inputs.count)].map { input in
+                        Result { try input.flatMap(nextTick(from:)) }
+                    })
                 }
             }
-            while next < width { addNext() }
-            while let (index, record) = try await group.next() {
-                records[index] = record
-                if next < ids.count { addNext() }
+            var outcomes = [Result<TickRecord?, any Error>](repeating: .success(nil), count: inputs.count)
+            for try await (start, slice) in group {
+                outcomes.replaceSubrange(start..<start + slice.count, with: slice)
+            }
+            return outcomes
+        }
+        var records: [TickRecord] = []
+        records.reserveCapacity(outcomes.count)
+        for (adventure, outcome) in zip(due, outcomes) {
+            switch outcome {
+            case .success(let record?): records.append(record)
+            case .success(nil): continue
+            case .failure(let error): await putOff(adventure.id, after: error)
             }
         }
-        return records.compactMap { $0 }
+        return records
+    }
+
+    /// Said once per distinct error; the adventure is put off so the adventures
+    /// behind it in the due queue go on.
+    private func putOff(_ id: AdventureID, after error: any Error) async {
+        Counter(label: "rangers_tick_failures_total", factory: metrics).increment()
+        if running.isNewFailure(of: id, error: "\(error)") {
+            logger.error("cannot play adventure's tick; trying again later", metadata: [
+                "adventure": "\(id)", "error": "\(error)", "retryInSeconds": "\(settings.failureRetryDelay)",
+            ])
+        }
+        let later = Int(now().timeIntervalSince1970) + settings.failureRetryDelay
+        try? await store.postponeTicks(of: id, until: later)
     }
 
     /// The adventure's next tick with everything it decides, not yet stored; nil
@@ -179,27 +209,29 @@ public struct Ticker: Service {
         let stored = inputs.adventure
         let id = stored.id
         guard stored.status == .running else { return nil }
-        if stored.contentVersion != content.version, !cache.hasRules(for: id) {
+        if stored.contentVersion != content.version, !running.hasRules(for: id) {
             logger.warning("adventure started with other content; it goes on with the content loaded now", metadata: [
                 "adventure": "\(id)", "startedWith": "\(stored.contentVersion)", "loaded": "\(content.version)",
             ])
         }
-        let rules = try cache.rules(for: stored, content: content, configuration: policy)
+        let rules = try running.rules(for: stored, content: content, configuration: policy)
         let (state, events) = rules.adventure.tick(stored.state, commands: inputs.commands.map(\.command))
         var ledgers = inputs.ledgers
         let decisions = try rules.pushes(after: events, state: state, recipients: inputs.recipients, ledgers: &ledgers)
+        // Only the budgets this tick spent are written back.
+        let spent = ledgers.filter { inputs.ledgers[$0.key] != $0.value }
         let outbox = try decisions.map { decision -> OutboxMessage in
             guard case .liveActivity(let activity) = decision.target else {
                 throw TickerError.unexpectedTarget("\(decision.target)")
             }
-            return try OutboxMessage(decision, target: .liveActivity(ActivityID(activity)), topic: topic)
+            return OutboxMessage(decision, target: .liveActivity(ActivityID(activity)), topic: topic)
         }
         var leaveChannelPush: (@Sendable (ChannelMember) -> OutboxMessage?)?
         if !state.isRunning, let channelTopic = pushToTalkTopic {
             leaveChannelPush = { OutboxMessage.leaveChannel($0, topic: channelTopic, reason: "the adventure ended") }
         }
         return TickRecord(adventure: id, tick: state.tick, state: state, events: events,
-                          appliedCommandIDs: inputs.commands.map(\.id), outbox: outbox, ledgers: ledgers,
+                          appliedCommandIDs: inputs.commands.map(\.id), outbox: outbox, ledgers: spent,
                           leaveChannelPush: leaveChannelPush)
     }
 
@@ -207,7 +239,7 @@ public struct Ticker: Service {
     /// due by `second` that the pass did not store cannot be played now (its
     /// adventure's rules fail, the store refused it): no hurry to fail again.
     private func waitBeforeNextPass(after second: Int) async -> Duration {
-        guard let next = try? await store.adventuresDue(at: .max, limit: 1).first?.nextTickAt, next > second else {
+        guard let next = try? await store.nextTickDue(), next > second else {
             return settings.longestWait
         }
         let seconds = TimeInterval(next) - now().timeIntervalSince1970
@@ -222,45 +254,6 @@ enum TickerError: Error, CustomStringConvertible {
     var description: String {
         switch self {
         case .unexpectedTarget(let target): "the policy chose \(target) after a tick; only Live Activities are updated by ticks"
-        }
-    }
-}
-
-/// Each running adventure's resolved rules and push policy, made once from its
-/// stored setup rather than on every tick, and the last failure reported for it.
-/// A lock rather than `Mutex`: the package still targets macOS 14.
-final class AdventureCache: @unchecked Sendable {
-    private let lock = NSLock()
-    private var policies: [AdventureID: PushPolicy] = [:]
-    private var failures: [AdventureID: String] = [:]
-
-    func rules(for adventure: StoredAdventure, content: LoadedContent,
-               configuration: PushPolicyConfiguration) throws -> PushPolicy {
-        if let cached = lock.withLock({ policies[adventure.id] }) { return cached }
-        let game = try Adventure(setup: adventure.setup, content: content.game)
-        let policy = PushPolicy(configuration: configuration, adventureID: adventure.id.rawValue, adventure: game,
-                                content: content.game, strings: content.strings, startedAt: adventure.startedAt)
-        lock.withLock { policies[adventure.id] = policy }
-        return policy
-    }
-
-    func hasRules(for adventure: AdventureID) -> Bool {
-        lock.withLock { policies[adventure] != nil }
-    }
-
-    func forget(_ adventure: AdventureID) {
-        lock.withLock {
-            policies[adventure] = nil
-            failures[adventure] = nil
-        }
-    }
-
-    /// True the first time this error is seen for the adventure.
-    func isNewFailure(of adventure: AdventureID, error: String) -> Bool {
-        lock.withLock {
-            guard failures[adventure] != error else { return false }
-            failures[adventure] = error
-            return true
         }
     }
 }

@@ -58,16 +58,6 @@ extension RangersStore {
         }
     }
 
-    /// Running adventures whose next tick is due at `now` (unix seconds), most overdue first.
-    public func adventuresDue(at now: Int, limit: Int = 1000) async throws -> [StoredAdventure] {
-        try await read { db in
-            try AdventureRow.fetchAll(db, sql: """
-                SELECT * FROM adventure WHERE status = 'running' AND nextTickAt <= ?
-                ORDER BY nextTickAt, id LIMIT ?
-                """, arguments: [now, max(0, limit)]).map { try $0.value() }
-        }
-    }
-
     /// Puts off the next tick of an adventure that cannot be played now (its heroes
     /// are gone from the content, say), so it stops holding the head of the due
     /// queue. Its game time is unchanged: when it plays again, each tick keeps the
@@ -140,14 +130,6 @@ extension RangersStore {
         try await read { db in try Self.tickInputs(of: adventure, db) }
     }
 
-    /// The same for many adventures from one snapshot: one read for a batch, not one
-    /// per adventure. An adventure that cannot be read fails alone.
-    public func tickInputs(of adventures: [AdventureID]) async throws -> [Result<TickInputs, any Error>] {
-        try await read { db in
-            adventures.map { id in Result { try Self.tickInputs(of: id, db) } }
-        }
-    }
-
     static func tickInputs(of adventure: AdventureID, _ db: Database) throws -> TickInputs {
         let stored = try requireAdventure(adventure, db).value()
         let activities = try activeActivities(of: adventure, db)
@@ -184,7 +166,7 @@ extension RangersStore {
     }
 
     static func pendingCommands(for adventure: AdventureID, _ db: Database) throws -> [QueuedCommand] {
-        try CommandRow.fetchAll(db, sql: "SELECT * FROM command WHERE adventure = ? AND tick IS NULL ORDER BY id",
+        try CommandRow.fetchAll(db.cachedStatement(sql: "SELECT * FROM command WHERE adventure = ? AND tick IS NULL ORDER BY id"),
                                 arguments: [adventure.rawValue])
             .map { QueuedCommand(id: CommandID($0.id!), command: try $0.decodedCommand(), receivedAt: $0.receivedAt) }
     }

@@ -13,7 +13,8 @@ public struct TickRecord: Sendable {
     /// The queued commands the tick applied, in the order applied.
     public var appliedCommandIDs: [CommandID]
     public var outbox: [OutboxMessage]
-    /// By activity id, as `PushPolicy.pushes(after:…ledgers:)` left them.
+    /// By activity id, as `PushPolicy.pushes(after:…ledgers:)` left them; an
+    /// activity left out keeps its stored ledger.
     public var ledgers: [String: BudgetLedger]
     /// When the tick ends the adventure: the push that tells a member listening on
     /// the party's channel to leave it. Built inside the tick's transaction, so a
@@ -49,18 +50,21 @@ extension RangersStore {
     ) async throws -> StoredAdventure {
         let record = TickRecord(adventure: adventure, tick: tick, state: state, events: events,
                                 appliedCommandIDs: appliedCommandIDs, outbox: outbox, ledgers: ledgers)
-        return try await write { db in try Self.store(record, at: now, db) }
+        return try await write { db in
+            _ = try Self.store(record, at: now, db)
+            return try Self.requireAdventure(adventure, db).value()
+        }
     }
 
     /// Many adventures' ticks in one write, so thousands of adventures ticking each
     /// second cost one commit, not thousands. Each tick is stored in its own
     /// savepoint, all of it or none of it, exactly as `recordTick` would: a refused
-    /// tick leaves the others stored. Returns, in order, each stored adventure or
-    /// why its tick was refused.
-    public func recordTicks(_ records: [TickRecord], at now: Date = Date()) async throws -> [Result<StoredAdventure, StoreError>] {
+    /// tick leaves the others stored. Returns, in order, where each stored tick
+    /// left its adventure or why it was refused.
+    public func recordTicks(_ records: [TickRecord], at now: Date = Date()) async throws -> [Result<StoredTick, StoreError>] {
         try await write { db in
             try records.map { record in
-                var stored: StoredAdventure?
+                var stored: StoredTick?
                 let refusal = try Self.refusal {
                     try db.inSavepoint {
                         stored = try Self.store(record, at: now, db)
@@ -73,7 +77,9 @@ extension RangersStore {
         }
     }
 
-    private static func store(_ record: TickRecord, at now: Date, _ db: Database) throws -> StoredAdventure {
+    // The statements below run thousands of times a second under load: cached
+    // statements with only the columns a tick changes, not records.
+    private static func store(_ record: TickRecord, at now: Date, _ db: Database) throws -> StoredTick {
         let (adventure, tick, state) = (record.adventure, record.tick, record.state)
         guard tick >= 1 else { throw StoreError.invalid("ticks count from 1, not \(tick)") }
         guard state.tick == tick else {
@@ -82,28 +88,29 @@ extension RangersStore {
         guard Set(record.appliedCommandIDs).count == record.appliedCommandIDs.count else {
             throw StoreError.invalid("a command cannot be applied twice in one tick")
         }
-        var row = try requireAdventure(adventure, db)
-        guard row.status == .running else {
-            throw StoreError.conflict("adventure \(adventure) has ended (\(row.status.rawValue)); tick \(tick) cannot follow")
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT status, lastTick, startedAt, tickInterval, party FROM adventure WHERE id = ?
+            """), arguments: [adventure.rawValue]) else {
+            throw StoreError.notFound("adventure", id: adventure.rawValue)
         }
-        guard row.lastTick == tick - 1 else {
-            throw StoreError.conflict("adventure \(adventure) is at tick \(row.lastTick); tick \(tick) cannot be stored after it")
+        let status: String = row[0], lastTick: Int = row[1], startedAt: Int = row[2], interval: Int = row[3]
+        guard status == AdventureStatus.running.rawValue else {
+            throw StoreError.conflict("adventure \(adventure) has ended (\(status)); tick \(tick) cannot follow")
+        }
+        guard lastTick == tick - 1 else {
+            throw StoreError.conflict("adventure \(adventure) is at tick \(lastTick); tick \(tick) cannot be stored after it")
         }
 
-        row.state = state
-        row.status = state.status
-        row.lastTick = tick
-        if state.isRunning {
-            row.nextTickAt = row.startedAt + (tick + 1) * row.tickInterval
-            row.endedAt = nil
-        } else {
-            row.nextTickAt = nil
-            row.endedAt = row.startedAt + tick * row.tickInterval
-        }
-        try row.update(db)
+        let stored = StoredTick(adventure: adventure, lastTick: tick, status: state.status,
+                                nextTickAt: state.isRunning ? startedAt + (tick + 1) * interval : nil)
+        try db.cachedStatement(sql: """
+            UPDATE adventure SET state = ?, status = ?, lastTick = ?, nextTickAt = ?, endedAt = ? WHERE id = ?
+            """).execute(arguments: [CanonicalJSON.text(of: state), state.status.rawValue, tick, stored.nextTickAt,
+                                     state.isRunning ? nil : startedAt + tick * interval, adventure.rawValue])
 
+        let insertEvent = try db.cachedStatement(sql: "INSERT INTO event (adventure, tick, position, event) VALUES (?, ?, ?, ?)")
         for (position, event) in record.events.enumerated() {
-            try EventRow(adventure: adventure.rawValue, tick: tick, position: position, event: event).insert(db)
+            try insertEvent.execute(arguments: [adventure.rawValue, tick, position, CanonicalJSON.text(of: event)])
         }
 
         for id in record.appliedCommandIDs {
@@ -118,28 +125,51 @@ extension RangersStore {
             try enqueue(message, adventure: adventure, tick: tick, at: now, db)
         }
         if !state.isRunning, let leaveChannelPush = record.leaveChannelPush {
-            try sendOffChannel(party: PartyID(row.party), players: nil, at: now, leaveChannelPush, db)
+            try sendOffChannel(party: PartyID(row[4]), players: nil, at: now, leaveChannelPush, db)
         }
 
+        let updateLedger = try db.cachedStatement(sql: "UPDATE liveActivity SET ledger = ? WHERE id = ? AND adventure = ?")
         for (activity, ledger) in record.ledgers.sorted(by: { $0.key < $1.key }) {
-            let json = String(decoding: try JSONEncoder().encode(ledger), as: UTF8.self)
-            try db.execute(sql: "UPDATE liveActivity SET ledger = ? WHERE id = ? AND adventure = ?",
-                           arguments: [json, activity, adventure.rawValue])
+            try updateLedger.execute(arguments: [Self.json(of: ledger), activity, adventure.rawValue])
             guard db.changedRows else {
                 throw StoreError.notFound("activity of adventure \(adventure)", id: activity)
             }
         }
-        return try row.value()
+        return stored
+    }
+
+    /// A budget as the `ledger` column holds it: the JSON its `Codable` form reads,
+    /// written by hand because `JSONEncoder` costs more than the rest of the tick.
+    static func json(of ledger: BudgetLedger) -> String {
+        "{\"highPrioritySent\":[" + ledger.highPrioritySent.map(String.init).joined(separator: ",") + "]"
+            + (ledger.lastPushAt.map { ",\"lastPushAt\":\($0)" } ?? "") + "}"
     }
 
     /// Inserts one outbox row. A leave-channel push (an end to a channel member)
     /// also marks the member as leaving: their token is kept until that push is
     /// done with, then dropped.
     static func enqueue(_ message: OutboxMessage, adventure: AdventureID?, tick: Int?, at now: Date, _ db: Database) throws {
-        try OutboxRow(message, adventure: adventure, tick: tick, at: now).insert(db)
+        try db.cachedStatement(sql: """
+            INSERT INTO outbox (adventure, targetKind, targetID, pushType, topic, priority, expiration, payload, reason,
+                                hasAlert, isEnd, tick, state, attempts, nextAttemptAt, createdAt)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)
+            """).execute(arguments: [
+                adventure?.rawValue, message.target.kind, message.target.id, message.pushType, message.topic,
+                message.priority.rawValue, message.expiration, message.payload, message.reason, message.hasAlert,
+                message.isEnd, tick, now, now,
+            ])
         if message.isEnd, case .pushToTalk(let member) = message.target {
             try db.execute(sql: "UPDATE channelMember SET status = 'leaving', leftAt = ? WHERE id = ? AND status = 'joined'",
                            arguments: [now, member.rawValue])
         }
     }
+}
+
+/// Where a stored tick left its adventure.
+public struct StoredTick: Hashable, Sendable {
+    public var adventure: AdventureID
+    public var lastTick: Int
+    public var status: AdventureStatus
+    /// Nil once the adventure is over.
+    public var nextTickAt: Int?
 }

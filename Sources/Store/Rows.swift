@@ -161,25 +161,6 @@ struct OutboxRow: Codable, FetchableRecord, PersistableRecord {
     var claimedAt: Date?
     var createdAt: Date
 
-    init(_ message: OutboxMessage, adventure: AdventureID?, tick: Int?, at now: Date) {
-        self.adventure = adventure?.rawValue
-        targetKind = message.target.kind
-        targetID = message.target.id
-        pushType = message.pushType
-        topic = message.topic
-        priority = message.priority.rawValue
-        expiration = message.expiration
-        payload = message.payload
-        reason = message.reason
-        hasAlert = message.hasAlert
-        isEnd = message.isEnd
-        self.tick = tick
-        state = .pending
-        attempts = 0
-        nextAttemptAt = now
-        createdAt = now
-    }
-
     func message() throws -> OutboxMessage {
         guard let priority = Priority(rawValue: priority) else { throw StoreError.corrupt("priority \(priority) of outbox row") }
         return OutboxMessage(target: try PushTarget(kind: targetKind, id: targetID), pushType: pushType, topic: topic,

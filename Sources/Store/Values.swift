@@ -94,6 +94,14 @@ public struct TickInputs: Sendable {
     public var recipients: [LiveActivityRecipient]
     /// By activity id, as `PushPolicy.pushes(after:…ledgers:)` takes them.
     public var ledgers: [String: BudgetLedger]
+
+    public init(adventure: StoredAdventure, commands: [QueuedCommand], recipients: [LiveActivityRecipient],
+                ledgers: [String: BudgetLedger]) {
+        self.adventure = adventure
+        self.commands = commands
+        self.recipients = recipients
+        self.ledgers = ledgers
+    }
 }
 
 /// A device that can be woken with a push-to-start, with the hero it would show.

@@ -24,6 +24,12 @@ public struct PayloadEncoder: Sendable {
         try fit(payload).payload
     }
 
+    /// Both at once, for a caller that keeps the payload and sends the body: one
+    /// encoding instead of two.
+    public func fittedWithBody(_ payload: LiveActivityPayload) throws -> (payload: LiveActivityPayload, body: Data) {
+        try fit(payload)
+    }
+
     /// The body of a Push To Talk push, at most `PushToTalkPayload.sizeLimit`
     /// bytes; nothing in it is shortened, so too large throws.
     public func encode(_ payload: PushToTalkPayload) throws -> Data {

@@ -67,7 +67,7 @@ struct TimelinePrinter {
             case .liveActivity(let id): id
             case .pushToStart(let player): "push-to-start:\(player)"
             }
-            let body = (try? PayloadEncoder().encode(decision.payload)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
+            let body = String(decoding: decision.body, as: UTF8.self)
             push(PushLine(tick: tick, recipient: recipient, hero: decision.hero.rawValue, event: decision.payload.event.name,
                           priority: decision.priority.rawValue, alert: decision.payload.alert, reason: decision.reason,
                           expiration: decision.expiration, payload: body, topic: topic, state: nil))

@@ -101,6 +101,49 @@ extension TickerTests {
                 "tried again only after the retry delay")
     }
 
+    /// The ticker keeps each adventure's state and budgets between passes and reads
+    /// only commands and activities again. Played that way, an adventure gets the
+    /// same pushes, for the same reasons, and leaves the same budgets stored, as
+    /// with a new ticker on every tick that reads everything from the store; a
+    /// potion and a dismissed activity on the way reach both.
+    @Test func aTickerHoldingAdventuresDecidesAsOneReadingEverythingFromTheStore() async throws {
+        func play(freshTickerEachTick: Bool) async throws -> (pushes: [String], ledgers: [String: BudgetLedger]) {
+            let harness = try await DeliveryHarness.start()
+            defer { Task { await harness.shutdown() } }
+            let fixture = try await harness.api { try await Fixture.make($0) }
+            let id = AdventureID(fixture.adventureID)
+            let store = harness.store
+            func ticker() -> Ticker {
+                Ticker(store: store, content: harness.resources.content, policy: harness.configuration.pushPolicy,
+                       topic: harness.configuration.liveActivityTopic, now: { harness.clock.now })
+            }
+            let held = ticker()
+            for tick in 1...60 {
+                if tick == 10 {
+                    try await store.enqueueCommand(.usePotion(player: PlayerID(fixture.bao.id), hero: "egghead"), for: id)
+                }
+                if tick == 20 {
+                    try await store.markActivity(ActivityID(fixture.chae.activityID), .dismissed, by: PlayerID(fixture.chae.id))
+                }
+                harness.clock.advance(by: 2)
+                let playing = freshTickerEachTick ? ticker() : held
+                while try await playing.playDueTicks() > 0 {}
+                if try await store.adventure(id).status != .running { break }
+            }
+            let pushes = try await store.outbox(of: id).filter { ($0.tick ?? 0) > 0 }.map { entry in
+                "\(entry.tick ?? 0) \(entry.message.target) \(entry.message.priority) \(entry.message.reason) "
+                    + "alert:\(entry.message.hasAlert) end:\(entry.message.isEnd)"
+            }
+            return (pushes, try await store.tickInputs(of: id).ledgers)
+        }
+        let held = try await play(freshTickerEachTick: false)
+        let fresh = try await play(freshTickerEachTick: true)
+        #expect(held.pushes.count > 20)
+        #expect(held.pushes == fresh.pushes)
+        #expect(held.ledgers == fresh.ledgers)
+        #expect(held.ledgers.count == 2, "the dismissed activity is no longer a recipient")
+    }
+
     /// Content/ as it is, less one hero.
     private func contentWithout(hero: String) throws -> LoadedContent {
         let copy = FileManager.default.temporaryDirectory.appendingPathComponent("content-\(UUID().uuidString)")

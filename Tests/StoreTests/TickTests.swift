@@ -37,8 +37,11 @@ import Testing
 
         var ledger = BudgetLedger()
         ledger.lastPushAt = 1_002
+        ledger.highPrioritySent = [1_001, 1_002]
+        var unsent = BudgetLedger()
+        unsent.highPrioritySent = [999]
         let stored = try await store.playNextTick(of: adventure.id, outbox: { _ in [update(activities[0], alert: true)] },
-                                                  ledgers: [activities[0].rawValue: ledger])
+                                                  ledgers: [activities[0].rawValue: ledger, activities[1].rawValue: unsent])
         #expect(stored.lastTick == 1)
         #expect(stored.state.tick == 1)
         #expect(stored.nextTickAt == 1_004)
@@ -55,7 +58,8 @@ import Testing
         #expect(try await store.outbox(of: adventure.id).map(\.tick) == [1])
         let inputs = try await store.tickInputs(of: adventure.id)
         #expect(inputs.ledgers[activities[0].rawValue] == ledger)
-        #expect(inputs.ledgers[activities[1].rawValue] == BudgetLedger())
+        #expect(inputs.ledgers[activities[1].rawValue] == unsent)
+        #expect(inputs.ledgers[activities[2].rawValue] == BudgetLedger())
     }
 
     @Test func aTickStoredTwiceIsAConflictAndChangesNothing() async throws {
@@ -190,10 +194,40 @@ import Testing
         let store = try ScratchDatabase().open()
         let trio = try await Trio.make(in: store)
         let adventure = try await trio.startAdventure(startedAt: 1_000)
-        #expect(try await store.adventuresDue(at: 1_001).isEmpty)
-        #expect(try await store.adventuresDue(at: 1_002).map(\.id) == [adventure.id])
+        #expect(try await store.dueAdventures(at: 1_001).isEmpty)
+        #expect(try await store.dueAdventures(at: 1_002).map(\.id) == [adventure.id])
         try await store.playNextTick(of: adventure.id)
-        #expect(try await store.adventuresDue(at: 1_003).isEmpty)
-        #expect(try await store.adventuresDue(at: 1_004).map(\.id) == [adventure.id])
+        #expect(try await store.dueAdventures(at: 1_003).isEmpty)
+        #expect(try await store.dueAdventures(at: 1_004).map(\.id) == [adventure.id])
+        #expect(try await store.dueAdventures(at: 1_004, skipping: [adventure.id]).isEmpty)
+    }
+
+    /// The ticker's read: the stored adventure and budgets only where the ticker
+    /// says it does not hold them; commands and activities always.
+    @Test func aDueAdventureIsReadInFullOnlyWhenTheReaderDoesNotHoldIt() async throws {
+        let store = try ScratchDatabase().open()
+        let trio = try await Trio.make(in: store)
+        let adventure = try await trio.startAdventure(startedAt: 1_000)
+        let activities = try await trio.registerActivities(for: adventure.id)
+        let potion = try await store.enqueueCommand(.usePotion(player: trio.players[1].id, hero: "spouty"), for: adventure.id)
+
+        let unknown = try #require(try await store.dueAdventures(at: 1_002).first)
+        #expect(unknown.lastTick == 0)
+        #expect(unknown.stored == (try await store.adventure(adventure.id)))
+        #expect(unknown.commands == [potion])
+        #expect(unknown.activities.map(\.recipient.activityID) == activities.map(\.rawValue))
+        #expect(unknown.activities.allSatisfy { $0.ledger == BudgetLedger() })
+
+        let first = activities[0].rawValue
+        let known = try #require(try await store.dueAdventures(
+            at: 1_002, limit: 10, isKnown: { $0 == adventure.id && $1 == 0 }, hasLedger: { $1 == first }).first)
+        #expect(known.stored == nil)
+        #expect(known.activities.map { $0.ledger == nil } == [true, false, false])
+
+        // Held at another tick than the stored one: read in full, budgets included.
+        let stale = try #require(try await store.dueAdventures(
+            at: 1_002, limit: 10, isKnown: { _, tick in tick == 5 }, hasLedger: { _, _ in true }).first)
+        #expect(stale.stored != nil)
+        #expect(stale.activities.allSatisfy { $0.ledger != nil })
     }
 }

@@ -1,13 +1,12 @@
-import Game
-
 /// An event as the JSON text the store and session files hold: its `Codable`
 /// form with keys sorted, nothing between tokens and `/` escaped, exactly as
 /// `JSONEncoder` with `.sortedKeys` writes it (a test holds the two to the same
-/// bytes for every kind). Comparing this text with the saved text is how a
-/// replay checks an 8-hour log in well under a second: going through `Codable`
-/// for 150,000 events, either way, takes longer than the whole replay may.
-enum CanonicalJSON {
-    static func text(of event: GameEvent) -> String {
+/// bytes for every kind). The ticker stores events in this form because `Codable`
+/// costs more than the rest of a tick, and a replay compares its events with the
+/// saved text as text: going through `Codable` for an 8-hour log's 150,000 events
+/// takes longer than the whole replay may.
+public enum CanonicalJSON {
+    public static func text(of event: GameEvent) -> String {
         // Fields in sorted key order: amount, blocked, boss, healer, hero, player, rank, rarity, reason, type.
         var object = FlatObject()
         switch event {
@@ -57,6 +56,44 @@ enum CanonicalJSON {
         return object.text + "}"
     }
 
+    /// An adventure's state in the same form: what the store writes after every
+    /// tick, where `JSONEncoder` cost more than the rest of the tick's write.
+    public static func text(of state: AdventureState) -> String {
+        // Keys in sorted order at every level.
+        var object = FlatObject()
+        object.add("boss", raw: text(of: state.boss))
+        object.add("bossIndex", state.bossIndex)
+        object.add("heroes", raw: "[" + state.heroes.map(text(of:)).joined(separator: ",") + "]")
+        object.add("potions", state.potions)
+        let (s0, s1, s2, s3) = state.random.words
+        object.add("random", raw: "{\"s0\":\(s0),\"s1\":\(s1),\"s2\":\(s2),\"s3\":\(s3)}")
+        object.add("status", state.status.rawValue)
+        object.add("tick", state.tick)
+        return object.text + "}"
+    }
+
+    private static func text(of boss: BossState) -> String {
+        var object = FlatObject()
+        object.add("boss", boss.boss.rawValue)
+        object.add("enraged", boss.enraged)
+        object.add("health", boss.health)
+        object.add("maxHealth", boss.maxHealth)
+        object.add("rank", boss.rank.rawValue)
+        object.add("shield", boss.shield)
+        object.add("usedHealPhase", boss.usedHealPhase)
+        object.add("usedShieldPhase", boss.usedShieldPhase)
+        return object.text + "}"
+    }
+
+    private static func text(of hero: HeroState) -> String {
+        var object = FlatObject()
+        object.add("health", hero.health)
+        object.add("hero", hero.hero.rawValue)
+        object.add("maxHealth", hero.maxHealth)
+        object.add("player", hero.player.rawValue)
+        return object.text + "}"
+    }
+
     /// A JSON string as `JSONEncoder` writes it.
     static func quoted(_ string: String) -> String {
         let plain = string.utf8.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
@@ -97,6 +134,17 @@ private struct FlatObject {
     mutating func add(_ key: String, _ value: Int) {
         separate(key)
         text += String(value)
+    }
+
+    mutating func add(_ key: String, _ value: Bool) {
+        separate(key)
+        text += value ? "true" : "false"
+    }
+
+    /// `json` is already JSON.
+    mutating func add(_ key: String, raw json: String) {
+        separate(key)
+        text += json
     }
 
     private mutating func separate(_ key: String) {

@@ -1,0 +1,107 @@
+import Catalog
+import Foundation
+import Game
+import PushPolicy
+import Store
+
+/// What the ticker holds of each running adventure between passes: its rules and
+/// push policy, made once from the stored setup; the adventure as the ticker last
+/// committed it and its activities' budgets, so a pass reads from the store only
+/// what may have changed (commands, activities); the last failure reported.
+///
+/// The store stays the truth: a due adventure whose stored `lastTick` is not the
+/// one held here (a restart, a tick stored by someone else, a refused commit) is
+/// read again in full. A lock rather than `Mutex`: the package still targets macOS 14.
+final class RunningAdventures: @unchecked Sendable {
+    private struct Entry {
+        var adventure: StoredAdventure
+        var ledgers: [String: BudgetLedger]
+    }
+
+    private let lock = NSLock()
+    private var entries: [AdventureID: Entry] = [:]
+    private var policies: [AdventureID: PushPolicy] = [:]
+    private var failures: [AdventureID: String] = [:]
+
+    func isKnown(_ id: AdventureID, atTick lastTick: Int) -> Bool {
+        lock.withLock { entries[id]?.adventure.lastTick == lastTick }
+    }
+
+    func hasLedger(_ id: AdventureID, _ activity: String) -> Bool {
+        lock.withLock { entries[id]?.ledgers[activity] != nil }
+    }
+
+    /// The tick's inputs: the adventure as held (or as just read), the commands
+    /// and activities as read, each activity with its budget.
+    func inputs(for due: DueAdventure) -> TickInputs? {
+        lock.withLock {
+            if let stored = due.stored { entries[due.id] = Entry(adventure: stored, ledgers: [:]) }
+            guard var entry = entries[due.id] else { return nil }
+            var ledgers: [String: BudgetLedger] = [:]
+            for activity in due.activities {
+                let id = activity.recipient.activityID
+                ledgers[id] = activity.ledger ?? entry.ledgers[id] ?? BudgetLedger()
+            }
+            entry.ledgers = ledgers
+            entries[due.id] = entry
+            return TickInputs(adventure: entry.adventure, commands: due.commands,
+                              recipients: due.activities.map(\.recipient), ledgers: ledgers)
+        }
+    }
+
+    /// The tick is stored: hold its state and budgets, or let go of an adventure that ended.
+    func committed(_ record: TickRecord, _ stored: StoredTick) {
+        lock.withLock {
+            guard stored.status == .running else {
+                forgetLocked(record.adventure)
+                return
+            }
+            guard var entry = entries[record.adventure] else { return }
+            entry.adventure.state = record.state
+            entry.adventure.lastTick = stored.lastTick
+            entry.adventure.nextTickAt = stored.nextTickAt
+            entry.ledgers.merge(record.ledgers) { _, new in new }
+            entries[record.adventure] = entry
+        }
+    }
+
+    /// When the adventure's tick `tick` was due by game time, if it is held.
+    func gameTime(of id: AdventureID, tick: Int) -> Date? {
+        lock.withLock {
+            entries[id].map { Date(timeIntervalSince1970: TimeInterval($0.adventure.startedAt + tick * $0.adventure.setup.tickInterval)) }
+        }
+    }
+
+    func rules(for adventure: StoredAdventure, content: LoadedContent,
+               configuration: PushPolicyConfiguration) throws -> PushPolicy {
+        if let cached = lock.withLock({ policies[adventure.id] }) { return cached }
+        let game = try Adventure(setup: adventure.setup, content: content.game)
+        let policy = PushPolicy(configuration: configuration, adventureID: adventure.id.rawValue, adventure: game,
+                                content: content.game, strings: content.strings, startedAt: adventure.startedAt)
+        lock.withLock { policies[adventure.id] = policy }
+        return policy
+    }
+
+    func hasRules(for adventure: AdventureID) -> Bool {
+        lock.withLock { policies[adventure] != nil }
+    }
+
+    func forget(_ adventure: AdventureID) {
+        lock.withLock { forgetLocked(adventure) }
+    }
+
+    private func forgetLocked(_ adventure: AdventureID) {
+        entries[adventure] = nil
+        policies[adventure] = nil
+        failures[adventure] = nil
+    }
+
+    /// True the first time this error is seen for the adventure.
+    func isNewFailure(of adventure: AdventureID, error: String) -> Bool {
+        lock.withLock {
+            guard failures[adventure] != error else { return false }
+            failures[adventure] = error
+            return true
+        }
+    }
+}

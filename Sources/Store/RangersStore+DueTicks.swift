@@ -1,0 +1,74 @@
+import Foundation
+import Game
+import GRDB
+import PushPolicy
+
+/// A due adventure as the ticker reads it on each pass. The ticker keeps what it
+/// committed last in memory, so the stored adventure and the activities' budgets
+/// are read only when it does not have them already: after a start, a restart,
+/// or a tick it did not store itself.
+public struct DueAdventure: Hashable, Sendable {
+    public var id: AdventureID
+    public var lastTick: Int
+    /// Nil when the reader said it has the adventure at `lastTick`.
+    public var stored: StoredAdventure?
+    /// Waiting for the next tick, in the order they arrived.
+    public var commands: [QueuedCommand]
+    /// The activities with a valid token, in the order they were registered.
+    public var activities: [DueActivity]
+}
+
+public struct DueActivity: Hashable, Sendable {
+    public var recipient: LiveActivityRecipient
+    /// Nil when the reader said it has this activity's budget already.
+    public var ledger: BudgetLedger?
+}
+
+extension RangersStore {
+    /// Running adventures whose next tick is due at `second` (unix seconds), most
+    /// overdue first, from one snapshot, leaving out those in `skipping`. `isKnown(id, lastTick)` and
+    /// `hasLedger(id, activity)` say what the caller already holds; the ledgers
+    /// of an adventure it does not know are all read.
+    public func dueAdventures(
+        at second: Int, limit: Int = 1000, skipping: Set<AdventureID> = [],
+        isKnown: @escaping @Sendable (AdventureID, Int) -> Bool = { _, _ in false },
+        hasLedger: @escaping @Sendable (AdventureID, String) -> Bool = { _, _ in false }
+    ) async throws -> [DueAdventure] {
+        try await read { db in
+            let due = try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT id, lastTick FROM adventure WHERE status = 'running' AND nextTickAt <= ?
+                ORDER BY nextTickAt, id LIMIT ?
+                """), arguments: [second, max(0, limit) + skipping.count])
+                .lazy.filter { !skipping.contains(AdventureID($0[0] as String)) }.prefix(max(0, limit))
+            let ledgerDecoder = LiveActivityRow.databaseJSONDecoder(for: "ledger")
+            return try due.map { row in
+                let id = AdventureID(row[0] as String), lastTick: Int = row[1]
+                let known = isKnown(id, lastTick)
+                let stored = known ? nil : try Self.requireAdventure(id, db).value()
+                let activities = try Row.fetchAll(db.cachedStatement(sql: """
+                    SELECT liveActivity.id, player, heroID, frequentUpdates, locale, ledger FROM liveActivity
+                    JOIN activityToken ON activityToken.activity = liveActivity.id AND activityToken.invalidatedAt IS NULL
+                    WHERE liveActivity.adventure = ? AND liveActivity.status = 'active'
+                    ORDER BY liveActivity.createdAt, liveActivity.id
+                    """), arguments: [id.rawValue]).map { activity in
+                    let activityID: String = activity[0]
+                    let recipient = LiveActivityRecipient(
+                        activityID: activityID, player: PlayerID(activity[1] as String), hero: HeroID(activity[2] as String),
+                        frequentUpdates: activity[3], language: activity[4])
+                    let ledger = known && hasLedger(id, activityID)
+                        ? nil : try ledgerDecoder.decode(BudgetLedger.self, from: Data((activity[5] as String).utf8))
+                    return DueActivity(recipient: recipient, ledger: ledger)
+                }
+                return DueAdventure(id: id, lastTick: lastTick, stored: stored,
+                                    commands: try Self.pendingCommands(for: id, db), activities: activities)
+            }
+        }
+    }
+
+    /// When the earliest running adventure's next tick is due (unix seconds).
+    public func nextTickDue() async throws -> Int? {
+        try await read { db in
+            try Int.fetchOne(db, sql: "SELECT MIN(nextTickAt) FROM adventure WHERE status = 'running'")
+        }
+    }
+}
