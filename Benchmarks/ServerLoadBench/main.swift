@@ -2,7 +2,7 @@
 // each hero's player with a Live Activity, played by the real Ticker and sent by
 // the real Dispatcher through libcurl to the APNs simulator, over one SQLite file.
 //
-//   swift run -c release ServerLoadBench [--adventures 10000] [--seconds 60] [--warm-up 10]
+//   swift run -c release ServerLoadBench [--adventures 10000] [--seconds 60] [--warm-up 10] [--ticker-only]
 //
 // Prints how late ticks are stored after their game time (p50/p99/max), ticks and
 // pushes per second against what the load asks for, the process's CPU (the
@@ -24,11 +24,17 @@ struct Options {
     var adventures = 10_000
     var seconds = 60
     var warmUp = 10
+    /// Without the dispatcher: what the ticker and the store alone keep up with.
+    var tickerOnly = false
 
     static func parse() throws -> Options {
         var options = Options()
         var arguments = CommandLine.arguments.dropFirst().makeIterator()
         while let argument = arguments.next() {
+            if argument == "--ticker-only" {
+                options.tickerOnly = true
+                continue
+            }
             guard let text = arguments.next(), let value = Int(text), value > 0 else {
                 throw BenchError("\(argument) needs a positive number")
             }
@@ -111,8 +117,7 @@ try simulator.registerProviderKey(key)
 let apns = APNsClient(environment: .custom(simulator.baseURL), key: key,
                       transport: try CurlHTTP2Transport(configuration: CurlTransportConfiguration(caFile: simulator.certificateFile)))
 let lags = LagRecorder()
-let services: [any Service] = [
-    Dispatcher(store: store, client: apns, settings: Dispatcher.Settings(maximumInFlight: 256)),
+let services: [any Service] = (options.tickerOnly ? [] : [Dispatcher(store: store, client: apns)]) + [
     Ticker(store: store, content: content, policy: configuration.pushPolicy, topic: configuration.liveActivityTopic,
            metrics: lags),
 ]
@@ -154,7 +159,7 @@ try await withThrowingTaskGroup(of: Void.self) { tasks in
         lag.isEmpty ? "-" : String(format: "%.0f ms", lag[min(lag.count - 1, Int(Double(lag.count) * p))])
     }
     print("""
-        \(options.adventures) adventures × \(heroes.count) heroes at a 1 s tick, \(options.seconds) s measured after \(options.warmUp) s
+        \(options.adventures) adventures × \(heroes.count) heroes at a 1 s tick, \(options.seconds) s measured after \(options.warmUp) s\(options.tickerOnly ? ", ticker only" : "")
         ticks stored      \(String(format: "%.0f", Double(last.ticks - first.ticks) / wall))/s of \(options.adventures)/s due
         tick lag          p50 \(percentile(0.5)) · p99 \(percentile(0.99)) · max \(lag.last.map { String(format: "%.0f ms", $0) } ?? "-")
         pushes delivered  \(String(format: "%.0f", Double(last.pushes - first.pushes) / wall))/s

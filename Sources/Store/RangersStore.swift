@@ -23,6 +23,20 @@ public final class RangersStore: Sendable {
         // lock for a moment: wait for it rather than fail.
         configuration.busyMode = .timeout(5)
         configuration.label = "RangersStore"
+        configuration.prepareDatabase { db in
+            guard !db.configuration.readonly else { return }
+            // Under load the ticker rewrites the same pages (each adventure's latest
+            // events, its row, its activities' budgets) every second. Checkpointing
+            // every 4 MiB of WAL (SQLite's default) wrote those pages to the file and
+            // waited for the disk several times a second, and the ticker waited with
+            // it; a longer WAL writes each page once per checkpoint. The file is cut
+            // back after a checkpoint, and a larger cache keeps those pages at hand.
+            try db.execute(sql: """
+                PRAGMA wal_autocheckpoint = 40000;
+                PRAGMA journal_size_limit = 67108864;
+                PRAGMA cache_size = -65536;
+                """)
+        }
         pool = try DatabasePool(path: path, configuration: configuration)
         self.path = path
         try Schema.migrator.migrate(pool)
