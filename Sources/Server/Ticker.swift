@@ -12,6 +12,9 @@ import Store
 /// first), each due adventure plays exactly its next tick, and a batch of them is
 /// stored in one commit. An adventure more than one tick behind (after a restart,
 /// say) is due again at once and plays its ticks one after another, in order.
+/// Between ticks the ticker holds each adventure as it committed it
+/// (`RunningAdventures`), so a pass reads only what can change: commands and
+/// activities.
 ///
 /// A tick's game time is `startedAt + tick × tickInterval`, never the wall clock,
 /// so a late tick plays exactly as an on-time one would and a replay matches it.
@@ -23,7 +26,7 @@ public struct Ticker: Service {
         /// the loop sleeps is not kept waiting past its first tick by much.
         public var longestWait: Duration
 
-        /// Adventures computed at once: their ticks are CPU work between two reads.
+        /// Slices a batch is computed in, side by side: its ticks are CPU work.
         public var concurrency: Int
         /// Seconds before an adventure whose tick failed is tried again, so that a
         /// batch of unplayable adventures cannot hold back the others.
