@@ -79,7 +79,6 @@ let content = resources.content
 let route = content.game.routes[0].id
 let heroes = [HeroID("power-panda"), HeroID("egghead"), HeroID("spouty")]
 
-
 // The APNs simulator in this process, reached through libcurl over TLS and HTTP/2.
 let simulator = try await APNsSimulator.start()
 let key = APNsSigningKey.generate(keyID: "LOADKEY001", teamID: "LOADTEAM01").key
