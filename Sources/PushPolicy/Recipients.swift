@@ -59,7 +59,7 @@ public struct PushDecision: Hashable, Sendable {
 
     init(target: Target, player: PlayerID, hero: HeroID, priority: Priority, reason: String, demoted: Bool,
          expiration: Int, payload: LiveActivityPayload) throws {
-        let (fitted, body) = try PayloadEncoder().fittedWithBody(payload)
+        let (fitted, body) = try PayloadEncoder().fitted(payload)
         self.target = target
         self.player = player
         self.hero = hero

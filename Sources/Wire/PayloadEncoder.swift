@@ -17,16 +17,12 @@ public struct PayloadEncoder: Sendable {
         try fit(payload).body
     }
 
-    /// The payload `encode(_:)` actually sends: unchanged when it fits,
-    /// otherwise with `contentState.eventDescription` cut at a character
-    /// boundary and ended with "…". Callers that store the sent state use this.
-    public func fitted(_ payload: LiveActivityPayload) throws -> LiveActivityPayload {
-        try fit(payload).payload
-    }
-
-    /// Both at once, for a caller that keeps the payload and sends the body: one
-    /// encoding instead of two.
-    public func fittedWithBody(_ payload: LiveActivityPayload) throws -> (payload: LiveActivityPayload, body: Data) {
+    /// The payload `encode(_:)` actually sends, with the body it encodes to: the
+    /// payload unchanged when it fits, otherwise with
+    /// `contentState.eventDescription` cut at a character boundary and ended
+    /// with "…". For callers that keep the sent state and send the body: one
+    /// encoding for both.
+    public func fitted(_ payload: LiveActivityPayload) throws -> (payload: LiveActivityPayload, body: Data) {
         try fit(payload)
     }
 

@@ -40,7 +40,7 @@ import Wire
             let payload = LiveActivityPayload(
                 timestamp: Samples.timestamp, event: .update(),
                 contentState: random.contentState(), staleDate: Samples.timestamp.adding(seconds: 30))
-            let sent = try encoder.fitted(payload)
+            let sent = try encoder.fitted(payload).payload
             let body = try encoder.encode(payload)
             #expect(body.count <= LiveActivityPayload.sizeLimit)
             let seen = try JSONDecoder().decode(PhoneView.self, from: body)

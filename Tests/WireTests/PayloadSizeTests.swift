@@ -20,11 +20,11 @@ import Wire
     @Test func bodyOfExactlyTheLimitIsSentUnchanged() throws {
         var payload = try update(describedBy: "a", overLimitBy: 0)
         #expect(try encoder.json(payload).count == limit)
-        #expect(try encoder.fitted(payload) == payload)
+        #expect(try encoder.fitted(payload).payload == payload)
         #expect(try encoder.encode(payload).count == limit)
 
         payload.contentState.eventDescription += "a"
-        let sent = try encoder.fitted(payload)
+        let sent = try encoder.fitted(payload).payload
         #expect(sent.contentState.eventDescription.hasSuffix("…"))
         #expect(try encoder.encode(payload).count <= limit)
     }
@@ -43,7 +43,7 @@ import Wire
         #expect(try encoder.json(payload).count > limit)
 
         let body = try encoder.encode(payload)
-        let sent = try encoder.fitted(payload)
+        let sent = try encoder.fitted(payload).payload
         #expect(body.count <= limit)
         #expect(body == (try encoder.json(sent)))
         #expect(try JSONDecoder().decode(LiveActivityPayload.self, from: body) == sent)
@@ -68,7 +68,7 @@ import Wire
 
     @Test func cutDropsTrailingSpaceBeforeTheEllipsis() throws {
         let payload = try update(describedBy: "Power Panda strikes ", overLimitBy: 200)
-        let description = try encoder.fitted(payload).contentState.eventDescription
+        let description = try encoder.fitted(payload).payload.contentState.eventDescription
         #expect(!description.contains(" …"))
         #expect(description.hasSuffix("…"))
     }
