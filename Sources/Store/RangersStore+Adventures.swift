@@ -132,11 +132,13 @@ extension RangersStore {
 
     static func tickInputs(of adventure: AdventureID, _ db: Database) throws -> TickInputs {
         let stored = try requireAdventure(adventure, db).value()
-        let activities = try activeActivities(of: adventure, db)
+        let activities = try reachableActivities(of: adventure, withLedger: { _ in true }, db)
         return TickInputs(
             adventure: stored, commands: try pendingCommands(for: adventure, db),
             recipients: activities.map(\.recipient),
-            ledgers: Dictionary(uniqueKeysWithValues: activities.map { ($0.id, $0.ledger) }))
+            ledgers: Dictionary(uniqueKeysWithValues: activities.compactMap { activity in
+                activity.ledger.map { (activity.recipient.activityID, $0) }
+            }))
     }
 
     /// The applied commands with the tick each was applied at: with the setup, what

@@ -40,28 +40,37 @@ extension RangersStore {
                 ORDER BY nextTickAt, id LIMIT ?
                 """), arguments: [second, max(0, limit) + skipping.count])
                 .lazy.filter { !skipping.contains(AdventureID($0[0] as String)) }.prefix(max(0, limit))
-            let ledgerDecoder = LiveActivityRow.databaseJSONDecoder(for: "ledger")
             return try due.map { row in
                 let id = AdventureID(row[0] as String), lastTick: Int = row[1]
                 let known = isKnown(id, lastTick)
                 let stored = known ? nil : try Self.requireAdventure(id, db).value()
-                let activities = try Row.fetchAll(db.cachedStatement(sql: """
-                    SELECT liveActivity.id, player, heroID, frequentUpdates, locale, ledger FROM liveActivity
-                    JOIN activityToken ON activityToken.activity = liveActivity.id AND activityToken.invalidatedAt IS NULL
-                    WHERE liveActivity.adventure = ? AND liveActivity.status = 'active'
-                    ORDER BY liveActivity.createdAt, liveActivity.id
-                    """), arguments: [id.rawValue]).map { activity in
-                    let activityID: String = activity[0]
-                    let recipient = LiveActivityRecipient(
-                        activityID: activityID, player: PlayerID(activity[1] as String), hero: HeroID(activity[2] as String),
-                        frequentUpdates: activity[3], language: activity[4])
-                    let ledger = known && hasLedger(id, activityID)
-                        ? nil : try ledgerDecoder.decode(BudgetLedger.self, from: Data((activity[5] as String).utf8))
-                    return DueActivity(recipient: recipient, ledger: ledger)
-                }
+                let activities = try Self.reachableActivities(of: id, withLedger: { !known || !hasLedger(id, $0) }, db)
                 return DueAdventure(id: id, lastTick: lastTick, stored: stored,
                                     commands: try Self.pendingCommands(for: id, db), activities: activities)
             }
+        }
+    }
+
+    /// The adventure's activities that can receive a push now (active, with a
+    /// valid token), in the order they were registered, each budget decoded only
+    /// where `withLedger(activityID)` asks for it.
+    static func reachableActivities(of adventure: AdventureID, withLedger: (String) -> Bool,
+                                    _ db: Database) throws -> [DueActivity] {
+        try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT liveActivity.id, player, heroID, frequentUpdates, locale, ledger FROM liveActivity
+            JOIN activityToken ON activityToken.activity = liveActivity.id AND activityToken.invalidatedAt IS NULL
+            WHERE liveActivity.adventure = ? AND liveActivity.status = 'active'
+            ORDER BY liveActivity.createdAt, liveActivity.id
+            """), arguments: [adventure.rawValue]).map { activity in
+            let activityID: String = activity[0]
+            let recipient = LiveActivityRecipient(
+                activityID: activityID, player: PlayerID(activity[1] as String), hero: HeroID(activity[2] as String),
+                frequentUpdates: activity[3], language: activity[4])
+            let ledger = withLedger(activityID)
+                ? try LiveActivityRow.databaseJSONDecoder(for: "ledger")
+                    .decode(BudgetLedger.self, from: Data((activity[5] as String).utf8))
+                : nil
+            return DueActivity(recipient: recipient, ledger: ledger)
         }
     }
 

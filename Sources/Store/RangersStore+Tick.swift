@@ -101,7 +101,7 @@ extension RangersStore {
             throw StoreError.conflict("adventure \(adventure) is at tick \(lastTick); tick \(tick) cannot be stored after it")
         }
 
-        let stored = StoredTick(adventure: adventure, lastTick: tick, status: state.status,
+        let stored = StoredTick(lastTick: tick, status: state.status,
                                 nextTickAt: state.isRunning ? startedAt + (tick + 1) * interval : nil)
         try db.cachedStatement(sql: """
             UPDATE adventure SET state = ?, status = ?, lastTick = ?, nextTickAt = ?, endedAt = ? WHERE id = ?
@@ -167,7 +167,6 @@ extension RangersStore {
 
 /// Where a stored tick left its adventure.
 public struct StoredTick: Hashable, Sendable {
-    public var adventure: AdventureID
     public var lastTick: Int
     public var status: AdventureStatus
     /// Nil once the adventure is over.

@@ -104,7 +104,7 @@ extension RangersStore {
     public func recipients(of adventure: AdventureID) async throws -> [LiveActivityRecipient] {
         try await read { db in
             _ = try Self.requireAdventure(adventure, db)
-            return try Self.activeActivities(of: adventure, db).map(\.recipient)
+            return try Self.reachableActivities(of: adventure, withLedger: { _ in false }, db).map(\.recipient)
         }
     }
 
@@ -151,15 +151,6 @@ extension RangersStore {
         let token = try String.fetchOne(db, sql: "SELECT token FROM activityToken WHERE activity = ? AND invalidatedAt IS NULL",
                                         arguments: [id.rawValue])
         return row.value(token: token)
-    }
-
-    static func activeActivities(of adventure: AdventureID, _ db: Database) throws -> [LiveActivityRow] {
-        try LiveActivityRow.fetchAll(db, sql: """
-            SELECT liveActivity.* FROM liveActivity
-            JOIN activityToken ON activityToken.activity = liveActivity.id AND activityToken.invalidatedAt IS NULL
-            WHERE liveActivity.adventure = ? AND liveActivity.status = 'active'
-            ORDER BY liveActivity.createdAt, liveActivity.id
-            """, arguments: [adventure.rawValue])
     }
 
     static func pushToStartDevices(of roster: [PartyMember], _ db: Database) throws -> [PushToStartDevice] {
