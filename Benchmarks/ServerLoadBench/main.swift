@@ -43,7 +43,11 @@ struct Options {
             case "--adventures": options.adventures = value
             case "--seconds": options.seconds = value
             case "--warm-up": options.warmUp = value
-            case "--tick-interval": options.tickInterval = value
+            case "--tick-interval":
+                guard AdventureSetup.tickIntervals.contains(value) else {
+                    throw BenchError("--tick-interval must be \(AdventureSetup.tickIntervals.lowerBound)…\(AdventureSetup.tickIntervals.upperBound) seconds")
+                }
+                options.tickInterval = value
             default: throw BenchError("unknown option \(argument)")
             }
         }
