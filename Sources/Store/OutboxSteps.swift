@@ -7,13 +7,13 @@ extension RangersStore {
     static func currentToken(of target: PushTarget, isEnd: Bool, _ db: Database) throws -> TokenLookup {
         switch target {
         case .liveActivity(let id):
-            guard let status = try String.fetchOne(db, sql: "SELECT status FROM liveActivity WHERE id = ?",
+            guard let status = try String.fetchOne(db.cachedStatement(sql: "SELECT status FROM liveActivity WHERE id = ?"),
                                                    arguments: [id.rawValue])
             else { return .unreachable("the activity is unknown") }
             guard status == LiveActivityStatus.active.rawValue else { return .unreachable("the activity is \(status)") }
-            let token = try String.fetchOne(db, sql: """
+            let token = try String.fetchOne(db.cachedStatement(sql: """
                 SELECT token FROM activityToken WHERE activity = ? AND invalidatedAt IS NULL
-                """, arguments: [id.rawValue])
+                """), arguments: [id.rawValue])
             return token.map { .token(PushToken(stored: $0)) } ?? .unreachable("the activity has no valid token")
         case .pushToStart(let id):
             guard let device = try DeviceRow.fetchOne(db, key: id.rawValue) else { return .unreachable("the device is unknown") }
@@ -41,13 +41,22 @@ extension RangersStore {
         case unreachable(String)
     }
 
+    /// The routine updates waiting for an activity, which a newer push makes
+    /// pointless: the phone shows only the newest state.
+    static let supersedeSQL = """
+        UPDATE outbox INDEXED BY outbox_pendingRoutine SET state = 'superseded', outcome = ?
+        WHERE state = 'pending' AND NOT hasAlert AND NOT isEnd AND targetKind = 'liveActivity' AND targetID = ?
+        """
+    static let supersededOutcome = "a newer update for this activity was queued"
+
     static func drop(_ row: OutboxRow, because reason: String, _ db: Database) throws {
         try db.execute(sql: "UPDATE outbox SET state = 'dropped', outcome = ? WHERE id = ?", arguments: [reason, row.id])
     }
 
     /// A push's answer can be recorded once, and only while it is being sent.
     static func requireSending(_ push: ClaimedPush, _ db: Database) throws {
-        guard let state = try String.fetchOne(db, sql: "SELECT state FROM outbox WHERE id = ?", arguments: [push.id.rawValue])
+        guard let state = try String.fetchOne(db.cachedStatement(sql: "SELECT state FROM outbox WHERE id = ?"),
+                                              arguments: [push.id.rawValue])
         else { throw StoreError.notFound("outbox row", id: push.id.description) }
         guard state == OutboxState.sending.rawValue else {
             throw StoreError.conflict("outbox row \(push.id) is \(state), not sending; its answer was recorded already or it was never claimed")
@@ -56,16 +65,21 @@ extension RangersStore {
 
     static func settle(_ push: ClaimedPush, as state: OutboxState, outcome: String?, _ db: Database) throws {
         try requireSending(push, db)
-        try db.execute(sql: "UPDATE outbox SET state = ?, outcome = ? WHERE id = ?",
-                       arguments: [state.rawValue, outcome, push.id.rawValue])
+        try db.cachedStatement(sql: "UPDATE outbox SET state = ?, outcome = ? WHERE id = ?")
+            .execute(arguments: [state.rawValue, outcome, push.id.rawValue])
     }
 
     static func log(_ push: ClaimedPush, status: Int?, reason: String?, apnsID: String?, attempts: Int, at now: Date,
                     _ db: Database) throws {
-        try PushLogRow(outbox: push.id.rawValue, adventure: push.adventure?.rawValue, targetKind: push.message.target.kind,
-                       targetID: push.message.target.id, token: push.token.hex, pushType: push.message.pushType,
-                       priority: push.message.priority.rawValue, status: status, reason: reason, apnsID: apnsID,
-                       attempts: attempts, sentAt: now).insert(db)
+        try db.cachedStatement(sql: """
+            INSERT INTO pushLog (outbox, adventure, targetKind, targetID, token, pushType, priority, status, reason,
+                                 apnsID, attempts, sentAt)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [
+                push.id.rawValue, push.adventure?.rawValue, push.message.target.kind, push.message.target.id,
+                push.token.hex, push.message.pushType, push.message.priority.rawValue, status, reason, apnsID,
+                attempts, now,
+            ])
     }
 
     /// Once the leave push to a channel member is done with (sent, refused or

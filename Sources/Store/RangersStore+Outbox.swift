@@ -2,36 +2,37 @@ import Foundation
 import GRDB
 
 extension RangersStore {
-    /// Takes up to `limit` due pushes for sending, each with the token its target
-    /// has at this moment, and marks them `sending`. On the way, in the same
-    /// transaction:
+    /// Takes up to `limit` due pushes for sending, in the order they were queued,
+    /// each with the token its target has at this moment, and marks them `sending`.
+    /// On the way, in the same transaction:
     /// - a routine update for an activity with a newer push queued or sent is
-    ///   `superseded`: the phone keeps only the newest state. An alert or an end is
-    ///   never superseded — the state it carries is old, but the alert must be heard
-    ///   and the end must end the activity;
+    ///   `superseded`: the phone keeps only the newest state. Queuing a push
+    ///   supersedes the older ones waiting (`enqueue`); what is left to catch here
+    ///   is an older push that came back for a retry after a newer one was claimed.
+    ///   An alert or an end is never superseded — the state it carries is old, but
+    ///   the alert must be heard and the end must end the activity;
     /// - a push whose target has no valid token, whose activity has ended, or whose
     ///   expiration has passed is `dropped`.
     public func claimOutbox(limit: Int, now: Date = Date()) async throws -> [ClaimedPush] {
         guard limit > 0 else { return [] }
         return try await write { db in
-            try db.execute(sql: """
-                UPDATE outbox SET state = 'superseded', outcome = 'a newer update for this activity was queued'
-                WHERE state = 'pending' AND targetKind = 'liveActivity' AND NOT hasAlert AND NOT isEnd
-                AND EXISTS (SELECT 1 FROM outbox AS newer
-                            WHERE newer.targetKind = outbox.targetKind AND newer.targetID = outbox.targetID
-                            AND newer.id > outbox.id AND newer.state IN ('pending', 'sending', 'sent'))
-                """)
             var claimed: [ClaimedPush] = []
             var after: Int64 = 0
             let nowSeconds = Int(now.timeIntervalSince1970)
+            let next = try db.cachedStatement(sql: Self.nextPendingSQL)
+            let claim = try db.cachedStatement(sql: """
+                UPDATE outbox SET state = 'sending', claimedAt = ?, attempts = attempts + 1 WHERE id = ?
+                """)
             while claimed.count < limit {
-                let candidates = try OutboxRow.fetchAll(db, sql: """
-                    SELECT * FROM outbox WHERE state = 'pending' AND nextAttemptAt <= ? AND id > ?
-                    ORDER BY id LIMIT ?
-                    """, arguments: [now, after, limit - claimed.count])
+                let candidates = try OutboxRow.fetchAll(next, arguments: [after, now, limit - claimed.count])
                 guard let last = candidates.last else { break }
                 after = last.id!
                 for row in candidates {
+                    if !row.hasAlert, !row.isEnd, try Self.hasNewerPush(than: row, db) {
+                        try db.execute(sql: "UPDATE outbox SET state = 'superseded', outcome = ? WHERE id = ?",
+                                       arguments: [Self.supersededOutcome, row.id])
+                        continue
+                    }
                     let message = try row.message()
                     if row.expiration > 0, row.expiration < nowSeconds {
                         try Self.drop(row, because: "expired before it could be sent", db)
@@ -42,9 +43,7 @@ extension RangersStore {
                         try Self.drop(row, because: reason, db)
                         try Self.finishLeaving(message, db)
                     case .token(let token):
-                        try db.execute(sql: """
-                            UPDATE outbox SET state = 'sending', claimedAt = ?, attempts = attempts + 1 WHERE id = ?
-                            """, arguments: [now, row.id])
+                        try claim.execute(arguments: [now, row.id])
                         claimed.append(ClaimedPush(id: OutboxID(row.id!), adventure: row.adventure.map(AdventureID.init),
                                                    tick: row.tick, message: message, token: token,
                                                    attempts: row.attempts + 1))
@@ -55,26 +54,45 @@ extension RangersStore {
         }
     }
 
+    /// The next pending pushes by id, through the index of pending rows only.
+    static let nextPendingSQL = """
+        SELECT * FROM outbox INDEXED BY outbox_pending
+        WHERE state = 'pending' AND id > ? AND nextAttemptAt <= ? ORDER BY id LIMIT ?
+        """
+
+    private static func hasNewerPush(than row: OutboxRow, _ db: Database) throws -> Bool {
+        guard row.targetKind == "liveActivity" else { return false }
+        return try Bool.fetchOne(db.cachedStatement(sql: """
+            SELECT 1 FROM outbox WHERE targetKind = ? AND targetID = ? AND id > ?
+            AND state IN ('pending', 'sending', 'sent') LIMIT 1
+            """), arguments: [row.targetKind, row.targetID, row.id]) != nil
+    }
+
     /// Pushes left `sending` by a process that stopped before recording the answer
     /// go back to `pending`. Delivery is at least once: such a push may reach the
     /// phone twice, which its timestamp makes harmless. Returns how many.
     @discardableResult
     public func recoverInterruptedSends(olderThan cutoff: Date) async throws -> Int {
         try await write { db in
-            try db.execute(sql: """
-                UPDATE outbox SET state = 'pending', outcome = 'interrupted while sending; sent again'
-                WHERE state = 'sending' AND claimedAt < ?
-                """, arguments: [cutoff])
+            try db.execute(sql: Self.recoverSQL, arguments: [cutoff])
             return db.changesCount
         }
     }
 
+    static let recoverSQL = """
+        UPDATE outbox INDEXED BY outbox_sending SET state = 'pending', outcome = 'interrupted while sending; sent again'
+        WHERE state = 'sending' AND claimedAt < ?
+        """
+
     /// Pushes not yet settled (pending or being sent): what a drain waits for.
     public func pendingOutboxCount() async throws -> Int {
-        try await read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox WHERE state IN ('pending', 'sending')") ?? 0
-        }
+        try await read { db in try Int.fetchOne(db, sql: Self.unsettledCountSQL) ?? 0 }
     }
+
+    static let unsettledCountSQL = """
+        SELECT (SELECT COUNT(*) FROM outbox INDEXED BY outbox_pending WHERE state = 'pending')
+             + (SELECT COUNT(*) FROM outbox INDEXED BY outbox_sending WHERE state = 'sending')
+        """
 
     /// When the earliest pending push is due, so the dispatcher can sleep until then.
     public func nextOutboxAttemptAt() async throws -> Date? {

@@ -145,10 +145,14 @@ extension RangersStore {
             + (ledger.lastPushAt.map { ",\"lastPushAt\":\($0)" } ?? "") + "}"
     }
 
-    /// Inserts one outbox row. A leave-channel push (an end to a channel member)
+    /// Inserts one outbox row; a push to a Live Activity supersedes the routine
+    /// updates still waiting for it. A leave-channel push (an end to a channel member)
     /// also marks the member as leaving: their token is kept until that push is
     /// done with, then dropped.
     static func enqueue(_ message: OutboxMessage, adventure: AdventureID?, tick: Int?, at now: Date, _ db: Database) throws {
+        if case .liveActivity(let activity) = message.target {
+            try db.cachedStatement(sql: supersedeSQL).execute(arguments: [supersededOutcome, activity.rawValue])
+        }
         try db.cachedStatement(sql: """
             INSERT INTO outbox (adventure, targetKind, targetID, pushType, topic, priority, expiration, payload, reason,
                                 hasAlert, isEnd, tick, state, attempts, nextAttemptAt, createdAt)

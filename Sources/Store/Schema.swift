@@ -8,6 +8,7 @@ enum Schema {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1", migrate: v1)
         migrator.registerMigration("v2-push-to-talk", migrate: v2PushToTalk)
+        migrator.registerMigration("v3-pending-outbox", migrate: v3PendingOutbox)
         return migrator
     }
 
@@ -212,6 +213,20 @@ enum Schema {
             );
             CREATE INDEX transmission_byChannel ON transmission(channel, speakingUntil);
             CREATE INDEX transmission_byAge ON transmission(createdAt) WHERE audio IS NOT NULL;
+            """)
+    }
+
+    /// The pushes waiting to be sent or being sent, apart from the outbox's history:
+    /// claiming the next pushes, superseding an activity's older routine update,
+    /// counting what a drain waits for and recovering interrupted sends read only
+    /// these, however many rows were sent before. Without them, each claim walked
+    /// every row ever queued.
+    private static func v3PendingOutbox(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE INDEX outbox_pending ON outbox(id) WHERE state = 'pending';
+            CREATE INDEX outbox_sending ON outbox(id) WHERE state = 'sending';
+            CREATE INDEX outbox_pendingRoutine ON outbox(targetKind, targetID)
+                WHERE state = 'pending' AND NOT hasAlert AND NOT isEnd;
             """)
     }
 }

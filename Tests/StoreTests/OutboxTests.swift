@@ -26,6 +26,11 @@ import Testing
         try await store.playNextTick(of: adventure.id) { _ in [update(a, tick: 3)] }
         try await store.playNextTick(of: adventure.id) { _ in [update(a, tick: 4, end: true)] }
         try await store.playNextTick(of: adventure.id) { _ in [update(a, tick: 5), update(activities[1], tick: 5)] }
+        // Queuing the newer push superseded the older routine ones already.
+        #expect(try await states(store, adventure.id) == [
+            "routine@1:superseded", "alert@2:pending", "routine@3:superseded", "routine@4:pending",
+            "routine@5:pending", "routine@5:pending",
+        ])
 
         let claimed = try await store.claimOutbox(limit: 10)
         #expect(claimed.map { "\($0.message.target.id)@\($0.tick!)" } == ["\(a)@2", "\(a)@4", "\(a)@5", "\(activities[1])@5"])
@@ -46,6 +51,46 @@ import Testing
         let claimed = try await store.claimOutbox(limit: 10)
         #expect(claimed.map(\.tick) == [2])
         #expect(try await states(store, adventure.id) == ["routine@1:superseded", "routine@2:sending"])
+    }
+
+    @Test func anOlderRetryIsSupersededByANewerPushClaimedWhileItWasOut() async throws {
+        let (store, _, adventure, activities) = try await running()
+        try await store.playNextTick(of: adventure.id) { _ in [update(activities[0], tick: 1)] }
+        let first = try #require(try await store.claimOutbox(limit: 1).first)
+        // Queued while the first is being sent, so queuing it could not supersede that one.
+        try await store.playNextTick(of: adventure.id) { _ in [update(activities[0], tick: 2)] }
+        #expect(try await store.claimOutbox(limit: 10).map(\.tick) == [2])
+        try await store.reschedule(first, at: Date().addingTimeInterval(-1), reason: "503 ServiceUnavailable")
+        #expect(try await store.claimOutbox(limit: 10).isEmpty)
+        #expect(try await states(store, adventure.id) == ["routine@1:superseded", "routine@2:sending"])
+    }
+
+    /// The dispatcher claims and supersedes many times a second: those statements,
+    /// and a drain's count and a start's recovery, must reach the open rows through
+    /// the indexes of pending and sending rows, not walk every row the outbox has
+    /// ever held.
+    @Test func claimingSupersedingAndCountingReadOnlyTheOpenRows() async throws {
+        let store = try ScratchDatabase().open()
+        let plans = try await store.rawRead { db in
+            let statements: [(String, StatementArguments)] = [
+                (RangersStore.nextPendingSQL, [0, Date(), 10]),
+                (RangersStore.supersedeSQL, [RangersStore.supersededOutcome, "activity-1"]),
+                (RangersStore.unsettledCountSQL, []),
+                (RangersStore.recoverSQL, [Date()]),
+            ]
+            return try statements.map { sql, arguments in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
+            }
+        }
+        let openRowIndexes = ["outbox_pending", "outbox_pendingRoutine", "outbox_sending"]
+        for steps in plans {
+            let outboxSteps = steps.filter { $0.contains("outbox") }
+            #expect(!outboxSteps.isEmpty)
+            for step in outboxSteps {
+                #expect(openRowIndexes.contains { step.contains("INDEX \($0) ") || step.hasSuffix("INDEX \($0)") },
+                        "\(step)")
+            }
+        }
     }
 
     @Test func aTokenAPNsRejectsIsInvalidatedAndNeverTargetedAgain() async throws {
