@@ -31,10 +31,14 @@ public final class RangersStore: Sendable {
             // waited for the disk several times a second, and the ticker waited with
             // it; a longer WAL writes each page once per checkpoint. The file is cut
             // back after a checkpoint, and a larger cache keeps those pages at hand.
+            // Each tick of a batch has its own savepoint; the pages a savepoint would
+            // roll back to are kept in memory, not written to a temporary file
+            // (14,000 writes a second of it at 2,000 adventures).
             try db.execute(sql: """
                 PRAGMA wal_autocheckpoint = 40000;
                 PRAGMA journal_size_limit = 67108864;
                 PRAGMA cache_size = -65536;
+                PRAGMA temp_store = MEMORY;
                 """)
         }
         pool = try DatabasePool(path: path, configuration: configuration)
