@@ -2,7 +2,8 @@
 // each hero's player with a Live Activity, played by the real Ticker and sent by
 // the real Dispatcher through libcurl to the APNs simulator, over one SQLite file.
 //
-//   swift run -c release ServerLoadBench [--adventures 10000] [--seconds 60] [--warm-up 10] [--tick-interval 1] [--ticker-only]
+//   swift run -c release ServerLoadBench [--adventures 10000] [--seconds 60] [--warm-up 10] [--tick-interval 1]
+//                                        [--batch-size 500] [--ticker-only]
 //
 // Prints how late ticks are stored after their game time (p50/p99/max), ticks and
 // pushes per second against what the load asks for, the process's CPU (the
@@ -25,6 +26,7 @@ struct Options {
     var seconds = 60
     var warmUp = 10
     var tickInterval = 1
+    var batchSize = Ticker.Settings().batchSize
     /// Without the dispatcher: what the ticker and the store alone keep up with.
     var tickerOnly = false
 
@@ -43,6 +45,7 @@ struct Options {
             case "--adventures": options.adventures = value
             case "--seconds": options.seconds = value
             case "--warm-up": options.warmUp = value
+            case "--batch-size": options.batchSize = value
             case "--tick-interval":
                 guard AdventureSetup.tickIntervals.contains(value) else {
                     throw BenchError("--tick-interval must be \(AdventureSetup.tickIntervals.lowerBound)…\(AdventureSetup.tickIntervals.upperBound) seconds")
@@ -92,7 +95,7 @@ let apns = APNsClient(environment: .custom(simulator.baseURL), key: key,
 let lags = LagRecorder()
 let services: [any Service] = (options.tickerOnly ? [] : [Dispatcher(store: store, client: apns)]) + [
     Ticker(store: store, content: content, policy: configuration.pushPolicy, topic: configuration.liveActivityTopic,
-           metrics: lags),
+           settings: Ticker.Settings(batchSize: options.batchSize), metrics: lags),
 ]
 let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: services, logger: Logger(label: "bench")))
 
@@ -173,7 +176,7 @@ try await withThrowingTaskGroup(of: Void.self) { tasks in
         lag.isEmpty ? "-" : String(format: "%.0f ms", lag[min(lag.count - 1, Int(Double(lag.count) * p))])
     }
     print("""
-        \(options.adventures) adventures × \(heroes.count) heroes at a \(options.tickInterval) s tick, \(options.seconds) s measured after \(options.warmUp) s\(options.tickerOnly ? ", ticker only" : "")
+        \(options.adventures) adventures × \(heroes.count) heroes at a \(options.tickInterval) s tick, batches of \(options.batchSize), \(options.seconds) s measured after \(options.warmUp) s\(options.tickerOnly ? ", ticker only" : "")
         ticks stored      \(String(format: "%.0f", Double(last.ticks - first.ticks) / wall))/s of \(options.adventures / options.tickInterval)/s due
         tick lag          p50 \(percentile(0.5)) · p99 \(percentile(0.99)) · max \(lag.last.map { String(format: "%.0f ms", $0) } ?? "-")
         pushes delivered  \(String(format: "%.0f", Double(last.pushes - first.pushes) / wall))/s
