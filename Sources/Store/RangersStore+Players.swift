@@ -21,7 +21,7 @@ extension RangersStore {
     public func player(authenticatedBy apiKey: String) async throws -> Player? {
         guard let presented = APIKey.hash(ofPresented: apiKey) else { return nil }
         let row = try await read { db in
-            try PlayerRow.fetchOne(db, sql: "SELECT * FROM player WHERE apiKeyHash = ?", arguments: [presented])
+            try PlayerRow.fetchOne(db.cachedStatement(sql: "SELECT * FROM player WHERE apiKeyHash = ?"), arguments: [presented])
         }
         // The lookup already matched; comparing again in constant time guards
         // against an index that matched on anything less than all 32 bytes.

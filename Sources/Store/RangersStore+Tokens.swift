@@ -87,16 +87,25 @@ extension RangersStore {
         guard !deviceID.rawValue.isEmpty, deviceID.rawValue.utf8.count <= 128 else {
             throw StoreError.invalid("a device id is 1…128 characters")
         }
+        // Every app sends this at each launch: cached statements, not the query
+        // interface, which built and prepared the upsert's SQL on every request.
         return try await write { db in
             _ = try Self.requirePlayer(player, db)
-            if let existing = try DeviceRow.fetchOne(db, key: deviceID.rawValue), existing.player != player.rawValue {
+            let owner = try String.fetchOne(db.cachedStatement(sql: "SELECT player FROM device WHERE id = ?"),
+                                            arguments: [deviceID.rawValue])
+            if let owner, owner != player.rawValue {
                 // A device id is the app's; another player presenting it is not this device's owner.
                 throw StoreError.forbidden("device \(deviceID) belongs to another player")
             }
-            let row = DeviceRow(id: deviceID.rawValue, player: player.rawValue, pushToStartToken: token.hex,
-                                pushToStartTokenRegisteredAt: now, pushToStartTokenInvalidAt: nil,
-                                pushToStartTokenInvalidReason: nil, locale: locale, updatedAt: now)
-            return try row.upsertAndFetch(db).value
+            try db.cachedStatement(sql: """
+                INSERT INTO device (id, player, pushToStartToken, pushToStartTokenRegisteredAt, pushToStartTokenInvalidAt,
+                                    pushToStartTokenInvalidReason, locale, updatedAt)
+                VALUES (?, ?, ?, ?, NULL, NULL, ?, ?)
+                ON CONFLICT (id) DO UPDATE SET pushToStartToken = excluded.pushToStartToken,
+                    pushToStartTokenRegisteredAt = excluded.pushToStartTokenRegisteredAt, pushToStartTokenInvalidAt = NULL,
+                    pushToStartTokenInvalidReason = NULL, locale = excluded.locale, updatedAt = excluded.updatedAt
+                """).execute(arguments: [deviceID.rawValue, player.rawValue, token.hex, now, locale, now])
+            return Device(id: deviceID, player: player, pushToStartToken: token, locale: locale, updatedAt: now)
         }
     }
 

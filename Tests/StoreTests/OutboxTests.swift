@@ -157,6 +157,10 @@ import Testing
         #expect(push.tick == 0 && push.adventure == adventure.id)
         try await store.recordTokenInvalid(push, status: 400, reason: "BadDeviceToken", since: nil)
         #expect(try await store.pushToStartRecipients(of: adventure.id).isEmpty)
+        // The app registers a new token: the device can be started again.
+        try await store.registerPushToStartToken(deviceID: "phone-a", player: trio.players[0].id, token: Tokens.make(41),
+                                                 locale: "ko")
+        #expect(try await store.pushToStartRecipients(of: adventure.id).map(\.device) == ["phone-a"])
     }
 
     @Test func sendsInterruptedByACrashAreSentAgain() async throws {

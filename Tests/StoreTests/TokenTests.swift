@@ -110,6 +110,10 @@ import Testing
         let device = try await store.registerPushToStartToken(deviceID: "phone-a", player: ana, token: Tokens.make(2),
                                                               locale: "vi")
         #expect(device.pushToStartToken == Tokens.make(2))
+        let stored = try await store.rawRead { db in
+            try String.fetchOne(db, sql: "SELECT pushToStartToken FROM device WHERE id = 'phone-a'")
+        }
+        #expect(stored == Tokens.make(2).hex)
         await #expect(throws: StoreError.forbidden("device phone-a belongs to another player")) {
             try await store.registerPushToStartToken(deviceID: "phone-a", player: trio.players[1].id,
                                                      token: Tokens.make(3), locale: "en")
