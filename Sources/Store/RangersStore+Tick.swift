@@ -8,8 +8,12 @@ public struct TickRecord: Sendable {
     public var adventure: AdventureID
     public var tick: Int
     /// The state after the tick; `state.tick` must be `tick`.
-    public var state: AdventureState
-    public var events: [GameEvent]
+    public let state: AdventureState
+    public let events: [GameEvent]
+    /// `state` and `events` as stored, encoded when the record is made — by the
+    /// ticker, one slice per core — rather than inside the one writer's transaction.
+    let stateText: String
+    let eventTexts: [String]
     /// The queued commands the tick applied, in the order applied.
     public var appliedCommandIDs: [CommandID]
     public var outbox: [OutboxMessage]
@@ -28,6 +32,8 @@ public struct TickRecord: Sendable {
         self.tick = tick
         self.state = state
         self.events = events
+        stateText = CanonicalJSON.text(of: state)
+        eventTexts = events.map(CanonicalJSON.text(of:))
         self.appliedCommandIDs = appliedCommandIDs
         self.outbox = outbox
         self.ledgers = ledgers
@@ -105,12 +111,12 @@ extension RangersStore {
                                 nextTickAt: state.isRunning ? startedAt + (tick + 1) * interval : nil)
         try db.cachedStatement(sql: """
             UPDATE adventure SET state = ?, status = ?, lastTick = ?, nextTickAt = ?, endedAt = ? WHERE id = ?
-            """).execute(arguments: [CanonicalJSON.text(of: state), state.status.rawValue, tick, stored.nextTickAt,
+            """).execute(arguments: [record.stateText, state.status.rawValue, tick, stored.nextTickAt,
                                      state.isRunning ? nil : startedAt + tick * interval, adventure.rawValue])
 
         let insertEvent = try db.cachedStatement(sql: "INSERT INTO event (adventure, tick, position, event) VALUES (?, ?, ?, ?)")
-        for (position, event) in record.events.enumerated() {
-            try insertEvent.execute(arguments: [adventure.rawValue, tick, position, CanonicalJSON.text(of: event)])
+        for (position, event) in record.eventTexts.enumerated() {
+            try insertEvent.execute(arguments: [adventure.rawValue, tick, position, event])
         }
 
         for id in record.appliedCommandIDs {
