@@ -87,7 +87,9 @@ let route = content.game.routes[0].id
 let heroes = [HeroID("power-panda"), HeroID("egghead"), HeroID("spouty")]
 
 // The APNs simulator in this process, reached through libcurl over TLS and HTTP/2.
-let simulator = try await APNsSimulator.start()
+// It counts every push but keeps only the last thousand, so that the memory
+// reported is the server's rather than the simulator's record of what it received.
+let simulator = try await APNsSimulator.start(APNsSimulatorConfiguration(recordLimit: 1_000))
 let key = APNsSigningKey.generate(keyID: "LOADKEY001", teamID: "LOADTEAM01").key
 try simulator.registerProviderKey(key)
 let apns = APNsClient(environment: .custom(simulator.baseURL), key: key,
