@@ -16,10 +16,9 @@ import Store
 /// then stops; whatever is left is sent by the next start.
 public struct Dispatcher: Service {
     public struct Settings: Sendable {
-        /// Pushes claimed and not yet answered. Each claim and each batch of answers
-        /// is a write, which under load waits behind the ticker's commits: the
-        /// window, not APNs, then sets the pace (256 → 141 pushes/s, 1,024 → 536/s
-        /// with 2,000 adventures ticking). The transport sends its own share at once
+        /// Pushes claimed and not yet answered. Each batch of answers and claims is
+        /// one write, which under load waits behind the ticker's commits: a wider
+        /// window sends more per wait. The transport sends its own share at once
         /// and holds the rest.
         public var maximumInFlight: Int
         /// Longest wait between looks at the outbox when it is idle.
@@ -82,6 +81,12 @@ public struct Dispatcher: Service {
             var answers: [PushResult] = []
             var drainDeadline: ContinuousClock.Instant?
             var storeFailed = false
+            // Each write waits its turn behind the ticker's commits, so answers are
+            // recorded and the next pushes claimed together, in batches: when all
+            // sent pushes are answered, when half the window is free again with a
+            // quarter of it answered, when a token turned out dead (recorded before
+            // anything more is claimed for it), and on each timer.
+            var writeDue = true
 
             while true {
                 if drainDeadline == nil, Task.isShuttingDownGracefully {
@@ -101,23 +106,27 @@ public struct Dispatcher: Service {
                 }
                 if Task.isCancelled { group.cancelAll(); break }
 
-                // Claim in batches, not after every answer: each claim is a write.
-                storeFailed = false
-                if inFlight <= settings.maximumInFlight / 2, await flush(&answers) {
-                    let claimed: [ClaimedPush]
+                let halfFree = inFlight <= settings.maximumInFlight / 2 && answers.count >= settings.maximumInFlight / 4
+                if writeDue || inFlight == 0 || halfFree {
+                    writeDue = false
+                    storeFailed = false
                     do {
-                        claimed = try await store.claimOutbox(limit: settings.maximumInFlight - inFlight, now: now())
+                        let (refusals, claimed) = try await store.recordAndClaim(
+                            answers, limit: settings.maximumInFlight - inFlight, now: now())
+                        report(refusals, of: answers)
+                        answers.removeAll(keepingCapacity: true)
+                        for push in claimed {
+                            group.addTask { .answered(await self.deliver(push)) }
+                        }
+                        inFlight += claimed.count
+                        Gauge(label: "rangers_dispatcher_in_flight", factory: metrics).record(inFlight)
                     } catch {
                         storeFailed = true
-                        // A busy or failing store: the rows wait, and the timer brings the next try.
-                        logger.error("cannot claim pushes", metadata: ["error": "\(error)"])
-                        claimed = []
+                        // A busy or failing store: the answers are kept, nothing new is
+                        // claimed, and the timer brings the next try.
+                        logger.error("cannot record answers and claim pushes",
+                                     metadata: ["answers": "\(answers.count)", "error": "\(error)"])
                     }
-                    for push in claimed {
-                        group.addTask { .answered(await self.deliver(push)) }
-                    }
-                    inFlight += claimed.count
-                    Gauge(label: "rangers_dispatcher_in_flight", factory: metrics).record(inFlight)
                 }
                 if !timerRunning {
                     timerRunning = true
@@ -133,22 +142,32 @@ public struct Dispatcher: Service {
                 switch event {
                 case .timer:
                     timerRunning = false
-                    await flush(&answers)
+                    writeDue = true
                 case .answered(let result):
                     inFlight -= 1
                     guard let result else { continue }
                     count(result)
                     answers.append(result)
-                    // A dead token is recorded at once so nothing more is claimed for it.
-                    if case .tokenInvalid = result.outcome { await flush(&answers) }
-                    if answers.count >= max(1, settings.maximumInFlight / 4) || inFlight == 0 {
-                        await flush(&answers)
-                    }
+                    if case .tokenInvalid = result.outcome { writeDue = true }
                 }
             }
-            await flush(&answers)
+            if !answers.isEmpty {
+                do {
+                    report(try await store.record(answers, at: now()), of: answers)
+                } catch {
+                    logger.error("cannot record answers", metadata: ["count": "\(answers.count)", "error": "\(error)"])
+                }
+            }
         }
         logger.info("dispatcher stopped")
+    }
+
+    private func report(_ refusals: [StoreError?], of answers: [PushResult]) {
+        for (answer, refusal) in zip(answers, refusals) {
+            if let refusal {
+                logger.warning("answer not recorded", metadata: ["outbox": "\(answer.push.id)", "reason": "\(refusal)"])
+            }
+        }
     }
 
     /// Answers by outcome and priority; APNs' own figures are the client's.
@@ -172,28 +191,6 @@ public struct Dispatcher: Service {
         let seconds = next.timeIntervalSince(now())
         guard seconds > 0 else { return .milliseconds(1) }
         return min(settings.idleWait, .milliseconds(Int64((seconds * 1000).rounded(.up))))
-    }
-
-    /// Records the answers in one write. False when the store failed: they are kept
-    /// for the next flush, and nothing new is claimed meanwhile, so a dead token
-    /// is recorded before anything else is sent to it.
-    @discardableResult
-    private func flush(_ answers: inout [PushResult]) async -> Bool {
-        guard !answers.isEmpty else { return true }
-        let refusals: [StoreError?]
-        do {
-            refusals = try await store.record(answers, at: now())
-        } catch {
-            logger.error("cannot record answers", metadata: ["count": "\(answers.count)", "error": "\(error)"])
-            return false
-        }
-        for (answer, refusal) in zip(answers, refusals) {
-            if let refusal {
-                logger.warning("answer not recorded", metadata: ["outbox": "\(answer.push.id)", "reason": "\(refusal)"])
-            }
-        }
-        answers.removeAll(keepingCapacity: true)
-        return true
     }
 
     /// Sends one claimed push; nil when the send was cancelled, leaving the row

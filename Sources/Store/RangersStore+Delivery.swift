@@ -59,13 +59,25 @@ extension RangersStore {
     /// leaves the others recorded. Returns the refusals, in the order given.
     @discardableResult
     public func record(_ results: [PushResult], at now: Date = Date()) async throws -> [StoreError?] {
+        try await write { db in try Self.record(results, at: now, db) }
+    }
+
+    /// Records the answers, then claims up to `limit` pushes, in one write: under
+    /// load every write waits for the ticker's commit before it, and a dispatcher
+    /// that recorded and claimed in two writes waited twice as often.
+    public func recordAndClaim(_ results: [PushResult], limit: Int,
+                               now: Date = Date()) async throws -> (refusals: [StoreError?], claimed: [ClaimedPush]) {
         try await write { db in
-            try results.map { result in
-                try Self.refusal {
-                    try db.inSavepoint {
-                        try Self.record(result.outcome, for: result.push, at: now, db)
-                        return .commit
-                    }
+            (try Self.record(results, at: now, db), try Self.claim(limit: limit, now: now, db))
+        }
+    }
+
+    static func record(_ results: [PushResult], at now: Date, _ db: Database) throws -> [StoreError?] {
+        try results.map { result in
+            try Self.refusal {
+                try db.inSavepoint {
+                    try Self.record(result.outcome, for: result.push, at: now, db)
+                    return .commit
                 }
             }
         }

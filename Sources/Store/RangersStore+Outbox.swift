@@ -14,44 +14,46 @@ extension RangersStore {
     /// - a push whose target has no valid token, whose activity has ended, or whose
     ///   expiration has passed is `dropped`.
     public func claimOutbox(limit: Int, now: Date = Date()) async throws -> [ClaimedPush] {
+        try await write { db in try Self.claim(limit: limit, now: now, db) }
+    }
+
+    static func claim(limit: Int, now: Date, _ db: Database) throws -> [ClaimedPush] {
         guard limit > 0 else { return [] }
-        return try await write { db in
-            var claimed: [ClaimedPush] = []
-            var after: Int64 = 0
-            let nowSeconds = Int(now.timeIntervalSince1970)
-            let next = try db.cachedStatement(sql: Self.nextPendingSQL)
-            let claim = try db.cachedStatement(sql: """
-                UPDATE outbox SET state = 'sending', claimedAt = ?, attempts = attempts + 1 WHERE id = ?
-                """)
-            while claimed.count < limit {
-                let candidates = try OutboxRow.fetchAll(next, arguments: [after, now, limit - claimed.count])
-                guard let last = candidates.last else { break }
-                after = last.id!
-                for row in candidates {
-                    if !row.hasAlert, !row.isEnd, try Self.hasNewerPush(than: row, db) {
-                        try db.execute(sql: "UPDATE outbox SET state = 'superseded', outcome = ? WHERE id = ?",
-                                       arguments: [Self.supersededOutcome, row.id])
-                        continue
-                    }
-                    let message = try row.message()
-                    if row.expiration > 0, row.expiration < nowSeconds {
-                        try Self.drop(row, because: "expired before it could be sent", db)
-                        continue
-                    }
-                    switch try Self.currentToken(of: message.target, isEnd: message.isEnd, db) {
-                    case .unreachable(let reason):
-                        try Self.drop(row, because: reason, db)
-                        try Self.finishLeaving(message, db)
-                    case .token(let token):
-                        try claim.execute(arguments: [now, row.id])
-                        claimed.append(ClaimedPush(id: OutboxID(row.id!), adventure: row.adventure.map(AdventureID.init),
-                                                   tick: row.tick, message: message, token: token,
-                                                   attempts: row.attempts + 1))
-                    }
+        var claimed: [ClaimedPush] = []
+        var after: Int64 = 0
+        let nowSeconds = Int(now.timeIntervalSince1970)
+        let next = try db.cachedStatement(sql: Self.nextPendingSQL)
+        let claim = try db.cachedStatement(sql: """
+            UPDATE outbox SET state = 'sending', claimedAt = ?, attempts = attempts + 1 WHERE id = ?
+            """)
+        while claimed.count < limit {
+            let candidates = try OutboxRow.fetchAll(next, arguments: [after, now, limit - claimed.count])
+            guard let last = candidates.last else { break }
+            after = last.id!
+            for row in candidates {
+                if !row.hasAlert, !row.isEnd, try Self.hasNewerPush(than: row, db) {
+                    try db.execute(sql: "UPDATE outbox SET state = 'superseded', outcome = ? WHERE id = ?",
+                                   arguments: [Self.supersededOutcome, row.id])
+                    continue
+                }
+                let message = try row.message()
+                if row.expiration > 0, row.expiration < nowSeconds {
+                    try Self.drop(row, because: "expired before it could be sent", db)
+                    continue
+                }
+                switch try Self.currentToken(of: message.target, isEnd: message.isEnd, db) {
+                case .unreachable(let reason):
+                    try Self.drop(row, because: reason, db)
+                    try Self.finishLeaving(message, db)
+                case .token(let token):
+                    try claim.execute(arguments: [now, row.id])
+                    claimed.append(ClaimedPush(id: OutboxID(row.id!), adventure: row.adventure.map(AdventureID.init),
+                                               tick: row.tick, message: message, token: token,
+                                               attempts: row.attempts + 1))
                 }
             }
-            return claimed
         }
+        return claimed
     }
 
     /// The next pending pushes by id, through the index of pending rows only.

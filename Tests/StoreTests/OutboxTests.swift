@@ -124,6 +124,27 @@ import Testing
         #expect(try await store.claimOutbox(limit: 10).map(\.token) == [Tokens.make(77)])
     }
 
+    @Test func answersAreRecordedBeforeTheClaimThatShareTheirWrite() async throws {
+        let (store, _, adventure, activities) = try await running()
+        try await store.playNextTick(of: adventure.id) { _ in activities.map { update($0, tick: 1, alert: true) } }
+        let sent = try await store.claimOutbox(limit: 2)
+        try await store.playNextTick(of: adventure.id) { _ in activities.map { update($0, tick: 2, alert: true) } }
+
+        let (refusals, claimed) = try await store.recordAndClaim([
+            PushResult(sent[0], .tokenInvalid(status: 410, reason: "Unregistered", since: nil)),
+            PushResult(sent[1], .delivered(apnsID: "a-1")),
+        ], limit: 10)
+        #expect(refusals == [nil, nil])
+        // The dead token's later push is dropped, not claimed: the answer came first.
+        #expect(claimed.map { "\($0.message.target.id)@\($0.tick!)" }
+                    == ["\(activities[2])@1", "\(activities[1])@2", "\(activities[2])@2"])
+        #expect(try await store.pushLog(of: adventure.id).map(\.status) == [410, 200])
+        // An answer given twice is refused on its own; the claim still runs.
+        let again = try await store.recordAndClaim([PushResult(sent[1], .delivered(apnsID: "a-1"))], limit: 10)
+        #expect(again.refusals.count == 1 && again.refusals[0] != nil)
+        #expect(again.claimed.isEmpty)
+    }
+
     @Test func aRotatedAwayTokenFoundInvalidLeavesTheNewTokensPushesAlone() async throws {
         let (store, trio, adventure, activities) = try await running()
         try await store.playNextTick(of: adventure.id) { _ in [update(activities[0], tick: 1, alert: true)] }
