@@ -174,8 +174,8 @@ struct OutboxRow: Codable, FetchableRecord, PersistableRecord {
     }
 }
 
-struct PushLogRow: Codable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "pushLog"
+/// Read back for the push log; written by `RangersStore.log` with a cached statement.
+struct PushLogRow: Codable, FetchableRecord {
     var id: Int64?
     var outbox: Int64
     var adventure: String?
