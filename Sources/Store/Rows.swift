@@ -42,7 +42,8 @@ struct MembershipRow: Codable, FetchableRecord, PersistableRecord {
     }
 }
 
-struct DeviceRow: Codable, FetchableRecord, PersistableRecord {
+/// Read by key; the push-to-start registration writes it with a cached upsert.
+struct DeviceRow: Codable, FetchableRecord, TableRecord {
     static let databaseTableName = "device"
     var id: String
     var player: String
@@ -131,16 +132,16 @@ struct CommandRow: Codable, FetchableRecord, PersistableRecord {
     func decodedCommand() throws -> Command { try CommandJSON.decode(command) }
 }
 
-struct EventRow: Codable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "event"
+/// Read back for the timeline and replay; the ticker writes events with a cached statement.
+struct EventRow: Codable, FetchableRecord {
     var adventure: String
     var tick: Int
     var position: Int
     var event: GameEvent
 }
 
-struct OutboxRow: Codable, FetchableRecord, PersistableRecord {
-    static let databaseTableName = "outbox"
+/// Read back for claims, the push log and replay; `RangersStore.enqueue` writes rows with a cached statement.
+struct OutboxRow: Codable, FetchableRecord {
     var id: Int64?
     var adventure: String?
     var targetKind: String
