@@ -52,10 +52,11 @@ public struct PushDecision: Hashable, Sendable {
     public var demoted: Bool
     /// `apns-expiration`, unix seconds: past it, the push is not worth delivering.
     public var expiration: Int
-    public var payload: LiveActivityPayload
+    /// Fixed with `body` when the decision is made, so the two cannot drift apart.
+    public let payload: LiveActivityPayload
     /// `payload` as the exact bytes APNs gets (`PayloadEncoder`), encoded once
     /// when the decision is made.
-    public var body: Data
+    public let body: Data
 
     init(target: Target, player: PlayerID, hero: HeroID, priority: Priority, reason: String, demoted: Bool,
          expiration: Int, payload: LiveActivityPayload) throws {
