@@ -3,10 +3,18 @@
 ARG SWIFT_IMAGE=swift:6.3-bookworm
 ARG RUNTIME_IMAGE=debian:bookworm-slim
 
+# libcurl 8 from bookworm-backports: Debian 12's 7.88 resets every HTTP/2 stream of a
+# delivered push, and `rangers` refuses to send through it.
+ARG BACKPORTS="deb http://deb.debian.org/debian bookworm-backports main"
+
 FROM ${SWIFT_IMAGE} AS build
-RUN apt-get update \
+ARG BACKPORTS
+RUN echo "$BACKPORTS" > /etc/apt/sources.list.d/backports.list \
+ && apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libcurl4-openssl-dev libsqlite3-dev libssl-dev \
+      libsqlite3-dev libssl-dev \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends -t bookworm-backports \
+      libcurl4-openssl-dev libcurl4 \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Resolve dependencies in their own layer so source edits don't refetch them.
@@ -21,9 +29,12 @@ RUN swift build -c release --product rangers --static-swift-stdlib \
  && cp -R "$bin/EmojiRangers_Server.resources" /out/
 
 FROM ${RUNTIME_IMAGE}
-RUN apt-get update \
+ARG BACKPORTS
+RUN echo "$BACKPORTS" > /etc/apt/sources.list.d/backports.list \
+ && apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      ca-certificates libcurl4 libsqlite3-0 libssl3 tzdata \
+      ca-certificates libsqlite3-0 libssl3 tzdata \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends -t bookworm-backports libcurl4 \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --user-group --home-dir /data --no-create-home rangers \
  && mkdir -p /data && chown rangers:rangers /data

@@ -1,21 +1,58 @@
 #!/usr/bin/env bash
 # Installs the system libraries the server links against (Debian/Ubuntu), and
 # Chromium, in which the tests load the replay's HTML timeline page.
-# Needs root, or sudo; safe to run again.
+# libcurl must be 8 or newer: 7.x resets every HTTP/2 stream of a delivered push
+# (see README "Sending to APNs"). Debian 12 ships 7.88, so there it comes from
+# bookworm-backports. Needs root, or sudo; safe to run again.
 set -euo pipefail
 
-packages=(libcurl4-openssl-dev libsqlite3-dev libssl-dev chromium)
+as_root=()
+[ "$(id -u)" -eq 0 ] || as_root=(sudo)
+apt_updated=false
+apt_install() {
+    if [ "$apt_updated" = false ]; then
+        "${as_root[@]}" apt-get update -qq
+        apt_updated=true
+    fi
+    DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends "$@"
+}
+
+libcurl_major() {
+    pkg-config --modversion libcurl 2>/dev/null | cut -d. -f1
+}
+
+packages=(libsqlite3-dev libssl-dev pkg-config chromium)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
-if [ ${#missing[@]} -eq 0 ]; then
-    echo "System packages present: ${packages[*]}"
-    exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "Installing: ${missing[*]}"
+    apt_install "${missing[@]}"
 fi
 
-as_root=()
-[ "$(id -u)" -eq 0 ] || as_root=(sudo)
-echo "Installing: ${missing[*]}"
-"${as_root[@]}" apt-get update -qq
-DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+if [ "$(libcurl_major || true)" -ge 8 ] 2>/dev/null; then
+    echo "libcurl $(pkg-config --modversion libcurl) present"
+else
+    codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+    if [ "$codename" = bookworm ]; then
+        if ! grep -rqs "bookworm-backports" /etc/apt/sources.list /etc/apt/sources.list.d/; then
+            echo "Adding Debian's bookworm-backports for libcurl 8"
+            printf '%s\n' "Types: deb" "URIs: http://deb.debian.org/debian" "Suites: bookworm-backports" \
+                "Components: main" "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" |
+                "${as_root[@]}" tee /etc/apt/sources.list.d/bookworm-backports.sources >/dev/null
+            apt_updated=false
+        fi
+        echo "Installing libcurl 8 from bookworm-backports"
+        apt_install -t bookworm-backports libcurl4-openssl-dev libcurl4
+    else
+        echo "Installing libcurl4-openssl-dev"
+        apt_install libcurl4-openssl-dev
+    fi
+    major=$(libcurl_major || true)
+    if ! [ "${major:-0}" -ge 8 ] 2>/dev/null; then
+        echo "error: libcurl $(pkg-config --modversion libcurl 2>/dev/null || echo '(none)') is installed; 8 or newer is needed" >&2
+        exit 1
+    fi
+    echo "libcurl $(pkg-config --modversion libcurl) installed"
+fi

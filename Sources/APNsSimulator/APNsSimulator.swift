@@ -52,6 +52,9 @@ public final class APNsSimulator: Sendable {
         guard (1...Int(Int32.max)).contains(configuration.maximumConcurrentStreams) else {
             throw APNsSimulatorError.invalidConfiguration("maximumConcurrentStreams must be at least 1")
         }
+        if let limit = configuration.clientResetLimit, limit.maximumCount < 1 || limit.window <= .zero {
+            throw APNsSimulatorError.invalidConfiguration("clientResetLimit needs a count of at least 1 and a positive window")
+        }
         let identity = try SelfSignedCertificate(host: configuration.host, now: configuration.now())
         let directory = configuration.certificateDirectory
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("apns-sim-\(UUID().uuidString.lowercased())")
@@ -106,15 +109,15 @@ public final class APNsSimulator: Sendable {
         // throttles a client that multiplexes as APNs permits.
         connectionConfiguration.targetWindowSize = min(core.configuration.maximumConcurrentStreams * 8192, Int(Int32.max))
 
-        // libcurl 7.88 resets every stream it has finished (its http2.c marks a closed
-        // stream open again); RFC 9113 §5.1 says to ignore a reset of a just-closed
-        // stream, so the simulator must not count them as an attack.
+        // The simulator applies its own reset limit (`clientResetLimit`), counted on the
+        // wire by `ClientResetCounter`, so that NIO's, which sees fewer resets, never fires.
         var streamConfiguration = NIOHTTP2Handler.StreamConfiguration()
         streamConfiguration.streamResetFrameRateLimit.maximumCount = Int(Int32.max)
 
         let pipeline = channel.pipeline.syncOperations
         try pipeline.addHandler(SocketSideMarker())
         try pipeline.addHandler(NIOSSLServerHandler(context: sslContext))
+        try pipeline.addHandler(ClientResetCounter { bound.value.clientSentReset() })
         _ = try pipeline.configureHTTP2Pipeline(
             mode: .server, connectionConfiguration: connectionConfiguration, streamConfiguration: streamConfiguration
         ) { stream in
@@ -180,6 +183,12 @@ public final class APNsSimulator: Sendable {
     public var maximumConcurrentStreamsSeen: Int { core.state.withLock { $0.maximumConcurrentStreamsSeen } }
     /// Connections open right now.
     public var openConnectionCount: Int { connections.withLock { $0.count } }
+    /// RST_STREAM frames clients sent, on every connection. A client that finishes its
+    /// streams properly sends none: a reset per push is what Rapid Reset defences count.
+    public var clientResets: Int { core.state.withLock { $0.clientResetsTotal } }
+    /// RST_STREAM frames each connection's client sent, by connection number; a
+    /// connection that sent none is absent.
+    public var clientResetsByConnection: [Int: Int] { core.state.withLock { $0.clientResetsByConnection } }
 
     // MARK: Faults
 
@@ -236,6 +245,8 @@ public final class APNsSimulator: Sendable {
             state.acceptedTotal = 0
             state.rejectedTotal = 0
             state.maximumConcurrentStreamsSeen = 0
+            state.clientResetsTotal = 0
+            state.clientResetsByConnection = [:]
             state.faults = SimulatorFaults()
             state.rules.unregisteredTokens = [:]
         }

@@ -17,13 +17,16 @@ public struct APNsSimulatorConfiguration: Sendable {
     /// Most streams one connection may have open (SETTINGS_MAX_CONCURRENT_STREAMS);
     /// APNs allows 1000 so that a client can multiplex.
     public var maximumConcurrentStreams: Int
+    /// Resets one connection may send before it gets GOAWAY ENHANCE_YOUR_CALM;
+    /// nil counts them (`APNsSimulator.clientResets`) without ever answering.
+    public var clientResetLimit: ClientResetLimit?
     /// The simulator's clock, for `iat` checks and record times.
     public var now: @Sendable () -> Date
 
     public init(
         host: String = "127.0.0.1", port: Int = 0, sandbox: Bool = true, bundleIDs: Set<String>? = nil,
         certificateDirectory: URL? = nil, recordLimit: Int = 100_000, maximumConcurrentStreams: Int = 1000,
-        now: @escaping @Sendable () -> Date = Date.init
+        clientResetLimit: ClientResetLimit? = .hardened, now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.host = host
         self.port = port
@@ -32,6 +35,7 @@ public struct APNsSimulatorConfiguration: Sendable {
         self.certificateDirectory = certificateDirectory
         self.recordLimit = recordLimit
         self.maximumConcurrentStreams = maximumConcurrentStreams
+        self.clientResetLimit = clientResetLimit
         self.now = now
     }
 }

@@ -16,6 +16,8 @@ final class SimulatorConnection {
     /// everything before it, and tells the client that later streams were not processed.
     private var highestStreamID: HTTP2StreamID = .rootStream
     private var draining = false
+    /// When each of the client's recent resets arrived, within the limit's window.
+    private var recentResets: [NIODeadline] = []
 
     init(channel: Channel, core: SimulatorCore) {
         self.channel = channel
@@ -36,14 +38,31 @@ final class SimulatorConnection {
         if draining, openStreams == 0 { channel.close(promise: nil) }
     }
 
+    /// The client sent an RST_STREAM frame. Past the configured limit within its
+    /// window, the connection is sent GOAWAY ENHANCE_YOUR_CALM and closed once drained.
+    func clientSentReset() {
+        if number == 0 { number = core.connectionOpened() }
+        core.clientResetReceived(connection: number)
+        guard let limit = core.configuration.clientResetLimit, !draining else { return }
+        let now = NIODeadline.now()
+        let windowStart = now - TimeAmount(limit.window)
+        recentResets.removeAll { $0 < windowStart }
+        recentResets.append(now)
+        guard recentResets.count > limit.maximumCount else { return }
+        core.logger.info("a client sent too many stream resets: GOAWAY ENHANCE_YOUR_CALM", metadata: [
+            "connection": "\(number)", "resets": "\(recentResets.count)", "window": "\(limit.window)",
+        ])
+        _ = sendGoAway(errorCode: .enhanceYourCalm, debugData: Data("too many stream resets".utf8))
+    }
+
     /// GOAWAY with `lastStreamID` = the newest stream seen: those streams are still
     /// answered, newer ones are refused by the HTTP/2 layer (REFUSED_STREAM) so the
     /// client knows they never reached APNs. The connection closes once drained.
-    func sendGoAway(debugData: Data?) -> EventLoopFuture<Void> {
+    func sendGoAway(errorCode: HTTP2ErrorCode = .noError, debugData: Data?) -> EventLoopFuture<Void> {
         draining = true
         let opaqueData = debugData.map { channel.allocator.buffer(bytes: $0) }
         let frame = HTTP2Frame(streamID: .rootStream,
-                               payload: .goAway(lastStreamID: highestStreamID, errorCode: .noError, opaqueData: opaqueData))
+                               payload: .goAway(lastStreamID: highestStreamID, errorCode: errorCode, opaqueData: opaqueData))
         let written = channel.writeAndFlush(frame)
         if openStreams == 0 {
             written.whenComplete { [channel] _ in channel.close(promise: nil) }

@@ -29,6 +29,8 @@ final class SimulatorCore: Sendable {
         var rejectedTotal = 0
         var connectionsAccepted = 0
         var maximumConcurrentStreamsSeen = 0
+        var clientResetsTotal = 0
+        var clientResetsByConnection: [Int: Int] = [:]
     }
 
     let configuration: APNsSimulatorConfiguration
@@ -46,6 +48,13 @@ final class SimulatorCore: Sendable {
         state.withLock { state in
             state.connectionsAccepted += 1
             return state.connectionsAccepted
+        }
+    }
+
+    func clientResetReceived(connection number: Int) {
+        state.withLock { state in
+            state.clientResetsTotal += 1
+            state.clientResetsByConnection[number, default: 0] += 1
         }
     }
 

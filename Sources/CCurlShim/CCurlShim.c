@@ -61,6 +61,11 @@ const char *rangers_curl_runtime_version(void) {
     return info != NULL && info->version != NULL ? info->version : "unknown";
 }
 
+unsigned int rangers_curl_runtime_version_number(void) {
+    const curl_version_info_data *info = curl_version_info(CURLVERSION_NOW);
+    return info != NULL ? info->version_num : 0;
+}
+
 bool rangers_curl_runtime_supports_http2(void) {
     const curl_version_info_data *info = curl_version_info(CURLVERSION_NOW);
     return info != NULL && (info->features & CURL_VERSION_HTTP2) != 0;

@@ -27,8 +27,13 @@ struct APNsSimCommand: AsyncParsableCommand {
     @Option(name: .customLong("key-dir"), help: "Where the provider key and the certificate are kept.")
     var keyDirectory: String = ".apns-sim"
 
+    @Option(name: .customLong("client-reset-limit"),
+            help: "Stream resets (RST_STREAM) one connection may send in 30 s before it gets GOAWAY ENHANCE_YOUR_CALM, as from a server hardened against Rapid Reset (0: count them, never answer).")
+    var clientResetLimit: Int = ClientResetLimit.hardened.maximumCount
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535, not \(port)") }
+        guard clientResetLimit >= 0 else { throw ValidationError("--client-reset-limit must be 0 or more, not \(clientResetLimit)") }
         guard !host.isEmpty else { throw ValidationError("--host must not be empty") }
     }
 
@@ -37,12 +42,17 @@ struct APNsSimCommand: AsyncParsableCommand {
         let provider = try SimulatorProviderKey.loadOrCreate(in: directory)
         let simulator = try await APNsSimulator.start(.init(
             host: host, port: port, bundleIDs: bundleIDs.isEmpty ? nil : Set(bundleIDs),
-            certificateDirectory: directory.appendingPathComponent("tls", isDirectory: true)))
+            certificateDirectory: directory.appendingPathComponent("tls", isDirectory: true),
+            clientResetLimit: clientResetLimit == 0 ? nil : ClientResetLimit(maximumCount: clientResetLimit, window: .seconds(30))))
         try simulator.registerProviderKey(provider.key)
         say(instructions(simulator: simulator, provider: provider))
 
         await Self.terminationSignal()
-        say("Shutting down. Pushes accepted: \(simulator.acceptedCount), rejected: \(simulator.rejectedCount).")
+        let resetsByConnection = simulator.clientResetsByConnection
+        say("Shutting down. Pushes accepted: \(simulator.acceptedCount), rejected: \(simulator.rejectedCount); "
+            + "connections: \(simulator.connectionsAccepted); client stream resets: \(simulator.clientResets)"
+            + (resetsByConnection.isEmpty ? "." : " (" + resetsByConnection.sorted { $0.key < $1.key }
+                .map { "connection \($0.key): \($0.value)" }.joined(separator: ", ") + ")."))
         try await simulator.shutdown()
     }
 
@@ -55,6 +65,7 @@ struct APNsSimCommand: AsyncParsableCommand {
               verification key (public):     \(provider.publicKeyFile.path)
               key id: \(provider.key.keyID)   team id: \(provider.key.teamID)
               allowed bundle ids: \(bundleIDs.isEmpty ? "any" : bundleIDs.sorted().joined(separator: ", "))
+              client stream resets: \(clientResetLimit == 0 ? "counted, never answered" : "GOAWAY after \(clientResetLimit) in 30 s on one connection")
 
             Send a push to it:
               rangers push --apns-url \(simulator.baseURL) --ca-file \(simulator.certificateFile.path) \\

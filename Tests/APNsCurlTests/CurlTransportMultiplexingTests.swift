@@ -39,6 +39,32 @@ import Testing
         try await fixture.shutdown()
     }
 
+    /// A delivered push is a body-less 200; libcurl 7.88 followed each with an
+    /// RST_STREAM, which a server hardened against Rapid Reset counts against us.
+    @Test func deliveredAndRefusedPushesEndTheirStreamsWithoutAReset() async throws {
+        let fixture = try await SimulatorFixture.start()
+        let transport = try fixture.transport(CurlTransportConfiguration(
+            maximumConnectionsPerHost: 1, maximumConcurrentStreamsPerConnection: 100))
+        let client = fixture.client(transport, maximumAttempts: 1)
+
+        #expect(await Self.sendConcurrently(300, through: client) == 300)
+        for number in 300..<400 {
+            guard case .delivered = try await client.send(SimulatorFixture.liveActivity(number)).outcome else {
+                Issue.record("push \(number) was not delivered")
+                break
+            }
+        }
+        try fixture.simulator.failNext(20, reason: .badTopic)
+        #expect(await Self.sendConcurrently(20, through: client, firstNumber: 400) == 0)
+
+        #expect(fixture.simulator.acceptedCount == 400)
+        #expect(fixture.simulator.rejectedCount == 20)
+        #expect(fixture.simulator.clientResets == 0, "resets by connection: \(fixture.simulator.clientResetsByConnection)")
+        #expect(fixture.simulator.connectionsAccepted == 1)
+        await client.shutdown()
+        try await fixture.shutdown()
+    }
+
     @Test func moreConnectionsOpenOnlyWhenStreamsRunOut() async throws {
         let fixture = try await SimulatorFixture.start()
         // Slow answers keep every stream busy, so a burst needs every connection.
@@ -96,6 +122,9 @@ import Testing
             return
         }
         #expect(fixture.simulator.connectionsAccepted == 1)
+        // The cancelled stream's reset is the only one: delivered pushes end without.
+        #expect(try await CurlTransportFailureTests.eventually { fixture.simulator.clientResets == 1 })
+        #expect(fixture.simulator.clientResets == 1)
         await client.shutdown()
         try await fixture.shutdown()
     }

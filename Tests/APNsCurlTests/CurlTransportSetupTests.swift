@@ -10,13 +10,29 @@ import Testing
         _ = try CurlHTTP2Transport()
     }
 
+    @Test func linkedLibcurlIsAtLeastEight() {
+        #expect(CurlLibrary.versionNumber >= 0x08_00_00, "linked libcurl \(CurlLibrary.version)")
+        #expect(CurlLibrary.version.hasPrefix("\(CurlLibrary.versionNumber >> 16)."))
+    }
+
     @Test func libcurlWithoutHTTP2IsRefusedWithAClearMessage() {
         #expect(throws: CurlTransportSetupError.libcurlWithoutHTTP2(version: "7.29.0")) {
-            try CurlLibrary.requireHTTP2(version: "7.29.0", supportsHTTP2: false)
+            try CurlLibrary.requireUsable(version: "7.29.0", versionNumber: 0x07_1D_00, supportsHTTP2: false)
         }
         let message = CurlTransportSetupError.libcurlWithoutHTTP2(version: "7.29.0").description
         #expect(message.contains("libcurl 7.29.0 was built without HTTP/2"))
         #expect(message.contains("install libcurl4-openssl-dev"))
+    }
+
+    @Test func libcurlSevenIsRefusedNamingItsVersion() throws {
+        #expect(throws: CurlTransportSetupError.libcurlResetsEveryStream(version: "7.88.1")) {
+            try CurlLibrary.requireUsable(version: "7.88.1", versionNumber: 0x07_58_01, supportsHTTP2: true)
+        }
+        try CurlLibrary.requireUsable(version: "8.0.0", versionNumber: 0x08_00_00, supportsHTTP2: true)
+        let message = CurlTransportSetupError.libcurlResetsEveryStream(version: "7.88.1").description
+        #expect(message.contains("libcurl 7.88.1"))
+        #expect(message.contains("RST_STREAM"))
+        #expect(message.contains("bookworm-backports"))
     }
 
     @Test(arguments: [

@@ -43,6 +43,43 @@ struct LiveSimulator {
 
 @Suite("The simulator over TLS and HTTP/2")
 struct SimulatorNetworkTests {
+    @Test func clientResetsAreCountedPerConnection() async throws {
+        let live = try await LiveSimulator.start(.init(clientResetLimit: nil))
+        let headers = Fixtures.headers(.liveactivity, token: live.token).map { ($0.name, $0.value) }
+        #expect(try await live.push().status == 200)
+        for _ in 0..<7 {
+            try await live.client.openAndReset(path: "/3/device/\(Fixtures.deviceToken)", headers: headers)
+        }
+        let second = try await TestHTTP2Client.connect(port: live.simulator.port, caFile: live.simulator.certificateFile)
+        #expect(try await live.push(on: second).status == 200)
+        try await second.openAndReset(path: "/3/device/\(Fixtures.deviceToken)", headers: headers)
+        try await live.eventually { live.simulator.clientResets == 8 }
+
+        #expect(live.simulator.clientResets == 8)
+        #expect(live.simulator.clientResetsByConnection == [1: 7, 2: 1])
+        // A push answered in full needs no reset, and none was counted for one.
+        #expect(live.simulator.acceptedCount == 2)
+        await second.close()
+        try await live.stop()
+    }
+
+    @Test func tooManyResetsOnAConnectionGetGoAwayEnhanceYourCalm() async throws {
+        let live = try await LiveSimulator.start(.init(clientResetLimit: .init(maximumCount: 5, window: .seconds(30))))
+        let headers = Fixtures.headers(.liveactivity, token: live.token).map { ($0.name, $0.value) }
+        for _ in 0..<5 {
+            try await live.client.openAndReset(path: "/3/device/\(Fixtures.deviceToken)", headers: headers)
+        }
+        #expect(try await live.push().status == 200, "five resets are within the limit")
+        try await live.client.openAndReset(path: "/3/device/\(Fixtures.deviceToken)", headers: headers)
+
+        let goAway = try await live.client.nextGoAway()
+        #expect(goAway.errorCode == .enhanceYourCalm)
+        #expect(goAway.debugData == "too many stream resets")
+        try await live.client.waitUntilClosed()
+        #expect(live.simulator.clientResets == 6)
+        try await live.stop()
+    }
+
     @Test func validPushIsAcceptedAndRecordedWithItsHeaders() async throws {
         let live = try await LiveSimulator.start(.init(bundleIDs: [Fixtures.bundleID]))
         let apnsID = "6e0f9a7c-2d3b-4c5e-8f90-1a2b3c4d5e6f"

@@ -96,6 +96,28 @@ final class TestHTTP2Client: Sendable {
         return try await promise.futureResult.get()
     }
 
+    /// Opens a stream with a request's headers, then resets it (CANCEL) before sending
+    /// its body: what a client that gives up on a request sends. Returns once the
+    /// stream is closed.
+    func openAndReset(path: String, headers: [(String, String)]) async throws {
+        let promise = channel.eventLoop.makePromise(of: Response.self)
+        let requestHeaders = [(":method", "POST"), (":scheme", "https"), (":authority", "localhost"), (":path", path)] + headers
+        let frames: [HTTP2Frame.FramePayload] = [.headers(.init(headers: .init(requestHeaders), endStream: false)),
+                                                 .rstStream(.cancel)]
+        do {
+            _ = try await multiplexer.createStreamChannel { stream in
+                stream.eventLoop.makeCompletedFuture {
+                    try stream.pipeline.syncOperations.addHandler(ResponseCollector(request: frames, promise: promise))
+                }
+            }.get()
+        } catch {
+            promise.fail(error)
+            throw error
+        }
+        // The collector fails the promise when the reset stream closes: no answer is expected.
+        _ = try? await promise.futureResult.get()
+    }
+
     /// Waits for the server's GOAWAY.
     func nextGoAway(timeout: Duration = .seconds(5)) async throws -> GoAway {
         let deadline = ContinuousClock.now + timeout

@@ -48,6 +48,8 @@ bool rangers_curl_multi_next_done(CURLM *multi, CURL **easy, CURLcode *result);
 CURLcode rangers_curl_global_init_default(void);
 /// "7.88.1": the libcurl this process runs with, not the one it was compiled against.
 const char *rangers_curl_runtime_version(void);
+/// 0xXXYYZZ for version XX.YY.ZZ of the running libcurl (0 if it does not say).
+unsigned int rangers_curl_runtime_version_number(void);
 /// Whether the running libcurl was built with HTTP/2 (CURL_VERSION_HTTP2).
 bool rangers_curl_runtime_supports_http2(void);
 
