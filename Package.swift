@@ -23,19 +23,22 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
+        // The ids and small values every module passes around (Foundation only).
+        .target(name: "Vocabulary"),
         // The pure, deterministic game: no I/O, no clock, no global randomness.
-        .target(name: "Game"),
+        .target(name: "Game", dependencies: ["Vocabulary"]),
         // Content/ on disk: loading, the string catalog, sounds, `content check`.
         .target(name: "Catalog", dependencies: ["Game"]),
         // The app's ActivityKit types and the APNs payloads; knows nothing of the game's rules.
         .target(name: "Wire"),
         // Which push each Live Activity gets, when, at what priority, with which alert. Sends nothing.
-        .target(name: "PushPolicy", dependencies: ["Game", "Catalog", "Wire"]),
+        .target(name: "PushPolicy", dependencies: ["Vocabulary", "Game", "Catalog", "Wire"]),
         // APNs semantics, independent of transport and of the game: requests, provider
         // tokens (JWT ES256), every response reason, retries.
         .target(
             name: "APNs",
             dependencies: [
+                "Vocabulary",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
@@ -54,7 +57,7 @@ let package = Package(
         .target(
             name: "APNsSimulator",
             dependencies: [
-                "APNs",
+                "Vocabulary", "APNs",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -69,7 +72,7 @@ let package = Package(
         .target(
             name: "Store",
             dependencies: [
-                "Game", "PushPolicy",
+                "Vocabulary", "Game", "PushPolicy",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -78,8 +81,9 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "Game", "Catalog", "Wire", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Store",
+                "Vocabulary", "Game", "Catalog", "Wire", "PushPolicy", "APNs", "Store",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -90,14 +94,14 @@ let package = Package(
         .target(
             name: "Replay",
             dependencies: [
-                "Game", "Catalog", "Wire", "PushPolicy", "Store", "APNs",
+                "Vocabulary", "Game", "Catalog", "Wire", "PushPolicy", "Store", "APNs",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .executableTarget(
             name: "rangers",
             dependencies: [
-                "Game", "Catalog", "Wire", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Server", "Replay", "Store",
+                "Vocabulary", "Game", "Catalog", "Wire", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Server", "Replay", "Store",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -105,11 +109,11 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
         ),
-        .executableTarget(name: "APNsBench", dependencies: ["APNs", "APNsCurl"], path: "Benchmarks/APNsBench"),
+        .executableTarget(name: "APNsBench", dependencies: ["Vocabulary", "APNs", "APNsCurl"], path: "Benchmarks/APNsBench"),
         .executableTarget(
             name: "ServerLoadBench",
             dependencies: [
-                "Game", "Catalog", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Store", "Server",
+                "Vocabulary", "Game", "Catalog", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Store", "Server",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -123,10 +127,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "ReplayBench",
-            dependencies: ["Replay", "Game", "Catalog", "Store"],
+            dependencies: ["Vocabulary", "Replay", "Game", "Catalog", "Store"],
             path: "Benchmarks/ReplayBench"
         ),
-        .testTarget(name: "GameTests", dependencies: ["Game", "Catalog"], exclude: ["Golden"]),
+        .testTarget(name: "VocabularyTests", dependencies: ["Vocabulary"]),
+        .testTarget(name: "GameTests", dependencies: ["Vocabulary", "Game", "Catalog"], exclude: ["Golden"]),
         .testTarget(name: "CatalogTests", dependencies: ["Catalog"]),
         .testTarget(name: "WireTests", dependencies: ["Wire"], exclude: ["Golden"]),
         .testTarget(
@@ -137,7 +142,7 @@ let package = Package(
         .testTarget(
             name: "APNsSimulatorTests",
             dependencies: [
-                "APNsSimulator", "APNs",
+                "Vocabulary", "APNsSimulator", "APNs",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -146,26 +151,29 @@ let package = Package(
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
             ]
         ),
-        .testTarget(name: "StoreTests", dependencies: ["Store"]),
+        .testTarget(name: "StoreTests", dependencies: ["Vocabulary", "Store"]),
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "APNsSimulator", "Replay",
+                "Vocabulary", "Game", "Catalog", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Store", "Server", "Replay",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        .testTarget(name: "PushPolicyTests", dependencies: ["PushPolicy", "Catalog"], exclude: ["Golden"]),
+        .testTarget(name: "PushPolicyTests", dependencies: ["Vocabulary", "PushPolicy", "Catalog"], exclude: ["Golden"]),
         .testTarget(
             name: "RangersTests",
             dependencies: [
-                "rangers", "Replay", "Store", "Catalog", "PushPolicy", "Game",
+                "rangers", "Vocabulary", "Replay", "Store", "Catalog", "PushPolicy", "Game",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(
             name: "ReplayTests",
             dependencies: [
-                "Replay", "Game", "Catalog", "Store", "PushPolicy", "Wire", "APNs", "APNsCurl", "APNsSimulator",
+                "Vocabulary", "Replay", "Game", "Catalog", "Store", "PushPolicy", "Wire", "APNs", "APNsCurl", "APNsSimulator",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

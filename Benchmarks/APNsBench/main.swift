@@ -17,6 +17,7 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
+import Vocabulary
 #endif
 
 struct Options {
@@ -81,7 +82,7 @@ func cpuSeconds() -> Double {
     return seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }
 
-let bundleID = "com.example.apple-samplecode.Emoji-Rangers"
+let bundleID = SampleApp.bundleID
 let payload = Data(#"""
 {"aps":{"timestamp":1700000000,"event":"update","content-state":{"currentHealthLevel":0.42,"eventDescription":"Power Panda used a potion!"},"stale-date":1700000060,"relevance-score":50}}
 """#.utf8)

@@ -14,6 +14,7 @@ import Game
 import PushPolicy
 import Replay
 import Store
+import Vocabulary
 
 let arguments = CommandLine.arguments
 let runs = arguments.firstIndex(of: "--runs").flatMap { Int(arguments[$0 + 1]) } ?? 5

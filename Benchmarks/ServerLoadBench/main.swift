@@ -20,6 +20,7 @@ import PushPolicy
 import Server
 import ServiceLifecycle
 import Store
+import Vocabulary
 
 struct Options {
     var adventures = 10_000
@@ -96,7 +97,7 @@ let apns = APNsClient(environment: .custom(simulator.baseURL), key: key,
                       transport: try CurlHTTP2Transport(configuration: CurlTransportConfiguration(caFile: simulator.certificateFile)))
 let lags = LagRecorder()
 let services: [any Service] = (options.tickerOnly ? [] : [Dispatcher(store: store, client: apns)]) + [
-    Ticker(store: store, content: content, policy: configuration.pushPolicy, topic: configuration.liveActivityTopic,
+    Ticker(store: store, content: content, policy: configuration.pushPolicy, bundleID: configuration.bundleID,
            settings: Ticker.Settings(batchSize: options.batchSize), metrics: lags),
 ]
 let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: services, logger: Logger(label: "bench")))

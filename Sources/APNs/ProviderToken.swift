@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Vocabulary
 
 /// The `.p8` key APNs gave the team: PKCS#8 PEM, P-256. It signs provider tokens
 /// and is never printed (its description is redacted).
@@ -104,16 +105,10 @@ enum JWT {
         // Fixed key order keeps tokens byte-comparable in tests.
         let header = #"{"alg":"ES256","kid":"\#(key.keyID)"}"#
         let claims = #"{"iss":"\#(key.teamID)","iat":\#(issuedAt)}"#
-        let signingInput = base64URL(Data(header.utf8)) + "." + base64URL(Data(claims.utf8))
+        let signingInput = Base64URL.encode(Data(header.utf8)) + "." + Base64URL.encode(Data(claims.utf8))
         // ECDSA signatures are randomized; raw r||s (64 bytes) is what JWS wants, not DER.
         let signature = try! key.privateKey.signature(for: Data(signingInput.utf8)).rawRepresentation
-        return signingInput + "." + base64URL(signature)
+        return signingInput + "." + Base64URL.encode(signature)
     }
 
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
 }

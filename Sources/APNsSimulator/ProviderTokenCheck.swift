@@ -1,6 +1,7 @@
 import APNs
 import Crypto
 import Foundation
+import Vocabulary
 
 /// A provider key the simulator trusts: the public half of a team's `.p8` key.
 public struct RegisteredProviderKey: Sendable {
@@ -107,8 +108,8 @@ enum ProviderTokenCheck {
     static func verifiedClaims(of token: String, keys: [String: RegisteredProviderKey]) -> ProviderTokenClaims? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
-              let headerData = base64URLDecoded(parts[0]), let claimsData = base64URLDecoded(parts[1]),
-              let signatureData = base64URLDecoded(parts[2]),
+              let headerData = Base64URL.decode(parts[0]), let claimsData = Base64URL.decode(parts[1]),
+              let signatureData = Base64URL.decode(parts[2]),
               let header = try? JSONValue.parse(headerData), let body = try? JSONValue.parse(claimsData),
               header["alg"] == .string("ES256"),
               case .string(let keyID)? = header["kid"],
@@ -124,13 +125,5 @@ enum ProviderTokenCheck {
               let issuedAtSeconds = Int(exactly: issuedAt)
         else { return nil }
         return ProviderTokenClaims(keyID: keyID, teamID: teamID, issuedAt: issuedAtSeconds)
-    }
-
-    /// Unpadded base64url, as JWS requires; padding or foreign characters make it invalid.
-    static func base64URLDecoded(_ text: Substring) -> Data? {
-        guard !text.isEmpty, !text.contains("=") else { return nil }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64)
     }
 }

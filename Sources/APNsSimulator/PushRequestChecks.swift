@@ -1,5 +1,6 @@
 import APNs
 import Foundation
+import Vocabulary
 
 /// One HTTP/2 request as the simulator received it, before any check.
 public struct IncomingPushRequest: Sendable {
@@ -70,7 +71,7 @@ public struct PushRejection: Error, Hashable, Sendable {
 public struct ValidPush: Hashable, Sendable {
     /// As written in the path (case kept).
     public var deviceToken: String
-    public var pushType: APNsPushType
+    public var pushType: PushType
     public var topic: String
     public var bundleID: String
     /// 10 when the request had no `apns-priority`, as APNs assumes.
@@ -111,7 +112,7 @@ public enum PushRequestChecks {
     static let maximumCollapseIDBytes = 64
 
     /// The suffixes a topic may carry, longest first so `.voip-ptt` wins over `.voip`.
-    private static let topicSuffixes = Set(APNsPushType.allCases.map(\.topicSuffix).filter { !$0.isEmpty })
+    private static let topicSuffixes = Set(PushType.allCases.map(\.topicSuffix).filter { !$0.isEmpty })
         .sorted { $0.count > $1.count }
 
     public static func verdict(
@@ -133,7 +134,7 @@ public enum PushRequestChecks {
         let provider = try ProviderTokenCheck.check(authorization: request.header("authorization"), keys: rules.providerKeys,
                                                     connection: &connection, now: now)
 
-        guard let pushTypeName = request.header("apns-push-type"), let pushType = APNsPushType(rawValue: pushTypeName) else {
+        guard let pushTypeName = request.header("apns-push-type"), let pushType = PushType(rawValue: pushTypeName) else {
             // APNs still defaults a missing push type to `alert` for old iOS clients; the
             // simulator is stricter because Live Activities and Push To Talk need it.
             throw PushRejection(.invalidPushType)
@@ -159,10 +160,7 @@ public enum PushRequestChecks {
         guard path.hasPrefix(devicePathPrefix) else { throw PushRejection(.badPath) }
         let token = path.dropFirst(devicePathPrefix.count)
         guard !token.contains("/") else { throw PushRejection(.badPath) }
-        let length = token.utf8.count
-        guard APNsRequest.tokenLengths.contains(length), length.isMultiple(of: 2), token.utf8.allSatisfy(isHexDigit) else {
-            throw PushRejection(.badDeviceToken)
-        }
+        guard PushToken.isWellFormed(String(token)) else { throw PushRejection(.badDeviceToken) }
         return String(token)
     }
 
@@ -173,7 +171,7 @@ public enum PushRequestChecks {
         }
     }
 
-    private static func checkTopic(_ topic: String?, pushType: APNsPushType, rules: PushRequestRules)
+    private static func checkTopic(_ topic: String?, pushType: PushType, rules: PushRequestRules)
         throws(PushRejection) -> (topic: String, bundleID: String)
     {
         guard let topic, !topic.isEmpty else { throw PushRejection(.missingTopic) }
@@ -186,7 +184,7 @@ public enum PushRequestChecks {
         return (topic, bundleID)
     }
 
-    private static func checkPriority(_ value: String?, pushType: APNsPushType) throws(PushRejection) -> Int {
+    private static func checkPriority(_ value: String?, pushType: PushType) throws(PushRejection) -> Int {
         guard let value else { return 10 }
         let allowed: Set<Int> = switch pushType {
         case .liveactivity: [5, 10]
@@ -203,7 +201,7 @@ public enum PushRequestChecks {
         return expiration
     }
 
-    private static func checkPayload(_ body: Data, pushType: APNsPushType) throws(PushRejection) {
+    private static func checkPayload(_ body: Data, pushType: PushType) throws(PushRejection) {
         guard !body.isEmpty else { throw PushRejection(.payloadEmpty) }
         guard body.count <= pushType.payloadLimit else { throw PushRejection(.payloadTooLarge) }
         let payload: JSONValue
@@ -227,9 +225,5 @@ public enum PushRequestChecks {
     /// 8-4-4-4-12 hex digits, either case.
     static func isCanonicalUUID(_ text: String) -> Bool {
         text.utf8.count == 36 && UUID(uuidString: text) != nil
-    }
-
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
-        (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
     }
 }

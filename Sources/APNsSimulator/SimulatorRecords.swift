@@ -1,12 +1,13 @@
 import APNs
 import Foundation
+import Vocabulary
 
 /// A push the simulator accepted (answered 200), as it arrived.
 public struct RecordedPush: Sendable {
     /// Regular headers in arrival order, lowercase names.
     public var headers: [(name: String, value: String)]
     public var deviceToken: String
-    public var pushType: APNsPushType
+    public var pushType: PushType
     public var topic: String
     public var bundleID: String
     /// 10 when the request had no `apns-priority`.

@@ -1,3 +1,5 @@
+import Vocabulary
+
 public struct PartyMember: Hashable, Codable, Sendable {
     public var player: PlayerID
     public var hero: HeroID

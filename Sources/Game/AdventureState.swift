@@ -1,3 +1,5 @@
+import Vocabulary
+
 public enum AdventureStatus: String, Hashable, Codable, Sendable {
     case running, victory, defeat, timeLimitReached, endedByGameMaster
 }

@@ -1,3 +1,5 @@
+import Vocabulary
+
 /// What players and the game master can ask of a running adventure. A command is
 /// applied at the start of the tick it is scheduled for, before anyone acts.
 public enum Command: Hashable, Sendable {

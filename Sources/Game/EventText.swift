@@ -1,3 +1,5 @@
+import Vocabulary
+
 /// A text the phone shows in the player's language: a key of the string catalog
 /// (Content/Localizable.xcstrings) and the arguments for its `%@` placeholders.
 /// Arguments are always strings, because that is what APNs `loc-args` carry.

@@ -1,3 +1,5 @@
+import Vocabulary
+
 /// Events are stored and printed as flat JSON objects: `{"type": "heroKnockedDown",
 /// "hero": "egghead", "boss": "goblin-chief"}`, which reads well in a log, diffs well
 /// in golden files, and is what the event-log columns of the store hold.

@@ -1,3 +1,5 @@
+import Vocabulary
+
 public enum LootRarity: String, Codable, Sendable, CaseIterable {
     case common, rare, legendary
 }

@@ -1,24 +1,6 @@
-/// Typed identifiers: a hero id can't be passed where a boss id is expected.
-public protocol StringIdentifier: Hashable, Comparable, Codable, Sendable,
-    ExpressibleByStringLiteral, CustomStringConvertible
-{
-    var rawValue: String { get }
-    init(_ rawValue: String)
-}
+import Vocabulary
 
-extension StringIdentifier {
-    public init(stringLiteral value: String) { self.init(value) }
-    public init(from decoder: any Decoder) throws {
-        self.init(try decoder.singleValueContainer().decode(String.self))
-    }
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
-    public var description: String { rawValue }
-}
-
+/// The content's ids: a hero id can't be passed where a boss id is expected.
 public struct HeroID: StringIdentifier {
     public let rawValue: String
     public init(_ rawValue: String) { self.rawValue = rawValue }
@@ -30,11 +12,6 @@ public struct BossID: StringIdentifier {
 }
 
 public struct RouteID: StringIdentifier {
-    public let rawValue: String
-    public init(_ rawValue: String) { self.rawValue = rawValue }
-}
-
-public struct PlayerID: StringIdentifier {
     public let rawValue: String
     public init(_ rawValue: String) { self.rawValue = rawValue }
 }

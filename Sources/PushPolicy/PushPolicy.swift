@@ -1,5 +1,6 @@
 import Catalog
 import Game
+import Vocabulary
 import Wire
 
 /// Decides, for one adventure, which push each Live Activity gets and why.
@@ -7,21 +8,21 @@ import Wire
 /// pushes. It sends nothing.
 public struct PushPolicy: Sendable {
     public let configuration: PushPolicyConfiguration
-    public let adventureID: String
+    public let adventureID: AdventureID
     public let adventure: Adventure
     public let content: GameContent
     /// Unix seconds of the adventure's start; tick `n` happens `n` tick intervals later.
     public let startedAt: Int
     private let states: ContentStates
 
-    public init(configuration: PushPolicyConfiguration = .standard, adventureID: String, adventure: Adventure,
+    init(configuration: PushPolicyConfiguration, adventureID: AdventureID, adventure: Adventure,
                 content: GameContent, strings: StringCatalog, startedAt: Int) {
         self.configuration = configuration
         self.adventureID = adventureID
         self.adventure = adventure
         self.content = content
         self.startedAt = startedAt
-        states = ContentStates(adventureID: adventureID, adventure: adventure,
+        states = ContentStates(adventureID: adventureID.rawValue, adventure: adventure,
                                routeName: content.route(adventure.setup.route)?.name ?? adventure.setup.route.rawValue,
                                strings: strings, startedAt: startedAt)
     }
@@ -55,7 +56,7 @@ public struct PushPolicy: Sendable {
     /// state, with the priority and alert of the tick's most important event for
     /// that activity. `end` for every activity once the adventure is over.
     public func pushes(after events: [GameEvent], state: AdventureState, recipients: [LiveActivityRecipient],
-                       ledgers: inout [String: BudgetLedger]) throws -> [PushDecision] {
+                       ledgers: inout [ActivityID: BudgetLedger]) throws -> [PushDecision] {
         var decisions: [PushDecision] = []
         for recipient in recipients {
             var ledger = ledgers[recipient.activityID] ?? BudgetLedger()

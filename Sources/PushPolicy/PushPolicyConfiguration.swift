@@ -1,3 +1,5 @@
+import Vocabulary
+
 /// The policy's knobs. Apple publishes no numbers for the high-priority budget,
 /// so the defaults below are this server's choice; the README says why.
 public struct PushPolicyConfiguration: Hashable, Codable, Sendable {

@@ -1,14 +1,5 @@
 import Game
-
-public enum Priority: Int, Codable, Sendable, Comparable, CustomStringConvertible {
-    /// Delivered opportunistically; no budget.
-    case low = 5
-    /// Delivered at once; counts against the app's hourly budget.
-    case high = 10
-
-    public static func < (lhs: Priority, rhs: Priority) -> Bool { lhs.rawValue < rhs.rawValue }
-    public var description: String { String(rawValue) }
-}
+import Vocabulary
 
 /// Who, relative to an event, a Live Activity belongs to.
 public enum Audience: String, Sendable, CaseIterable {

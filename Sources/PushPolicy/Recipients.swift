@@ -1,10 +1,11 @@
 import Foundation
 import Game
+import Vocabulary
 import Wire
 
 /// A running Live Activity of one player's hero, as the app registered it.
 public struct LiveActivityRecipient: Hashable, Codable, Sendable {
-    public var activityID: String
+    public var activityID: ActivityID
     public var player: PlayerID
     public var hero: HeroID
     /// `frequentPushesEnabled` as the app read it after the activity started;
@@ -13,7 +14,7 @@ public struct LiveActivityRecipient: Hashable, Codable, Sendable {
     /// Language of the fallback description (a string catalog language).
     public var language: String
 
-    public init(activityID: String, player: PlayerID, hero: HeroID, frequentUpdates: Bool, language: String = "en") {
+    public init(activityID: ActivityID, player: PlayerID, hero: HeroID, frequentUpdates: Bool, language: String = "en") {
         self.activityID = activityID
         self.player = player
         self.hero = hero
@@ -38,11 +39,13 @@ public struct PushToStartRecipient: Hashable, Codable, Sendable {
 /// One push the policy decided on, with the reason for its priority.
 public struct PushDecision: Hashable, Sendable {
     public enum Target: Hashable, Sendable {
-        case liveActivity(id: String)
+        case liveActivity(id: ActivityID)
         case pushToStart(player: PlayerID)
     }
 
     public var target: Target
+    /// Every decision is a Live Activity push: a start (push-to-start), an update or an end.
+    public var pushType: PushType { .liveactivity }
     public var player: PlayerID
     public var hero: HeroID
     public var priority: Priority
@@ -57,6 +60,11 @@ public struct PushDecision: Hashable, Sendable {
     /// `payload` as the exact bytes APNs gets (`PayloadEncoder`), encoded once
     /// when the decision is made.
     public let body: Data
+
+    /// An alert must reach the phone even when a newer state is queued behind it.
+    public var hasAlert: Bool { payload.alert != nil }
+    /// An end takes the activity off the Lock Screen: never superseded either.
+    public var isEnd: Bool { if case .end = payload.event { true } else { false } }
 
     init(target: Target, player: PlayerID, hero: HeroID, priority: Priority, reason: String, demoted: Bool,
          expiration: Int, payload: LiveActivityPayload) throws {

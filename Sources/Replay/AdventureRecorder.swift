@@ -2,6 +2,7 @@ import Foundation
 import Game
 import PushPolicy
 import Store
+import Vocabulary
 import Wire
 
 /// Plays a whole adventure into a store as the server's ticker stores it (a party
@@ -11,7 +12,8 @@ import Wire
 public struct AdventureRecorder: Sendable {
     public var store: RangersStore
     public var content: ReplayContent
-    public var topic = "com.example.apple-samplecode.Emoji-Rangers.push-type.liveactivity"
+    public var bundleID = SampleApp.bundleID
+    public var policy = PushPolicyConfiguration.standard
     /// Ticks stored per write, as the ticker batches them.
     public var ticksPerWrite = 500
 
@@ -39,9 +41,11 @@ public struct AdventureRecorder: Sendable {
         }
         var setup = setup
         setup.party = roster
-        let adventure = try Adventure(setup: setup, content: content.game)
         let id = AdventureID.random()
-        try await store.startAdventure(id: id, party: party!, setup: setup, state: adventure.start(), startedAt: startedAt,
+        let pipeline = try TickPipeline(adventureID: id, setup: setup, startedAt: startedAt, content: content.game,
+                                        strings: content.strings, configuration: policy)
+        var state = pipeline.adventure.start()
+        try await store.startAdventure(id: id, party: party!, setup: setup, state: state, startedAt: startedAt,
                                        contentVersion: content.version, outbox: [])
         var recipients: [LiveActivityRecipient] = []
         for (index, member) in roster.enumerated() {
@@ -49,16 +53,13 @@ public struct AdventureRecorder: Sendable {
             try await store.registerLiveActivity(
                 activityID: activity, player: member.player, adventure: id, hero: member.hero,
                 token: try PushToken(hex: String(format: "%064x", index + 1)), frequentUpdates: frequentUpdates, locale: "en")
-            recipients.append(LiveActivityRecipient(activityID: activity.rawValue, player: member.player, hero: member.hero,
+            recipients.append(LiveActivityRecipient(activityID: activity, player: member.player, hero: member.hero,
                                                     frequentUpdates: frequentUpdates, language: "en"))
         }
         let playerOf = Dictionary(roster.map { ($0.hero, $0.player) }, uniquingKeysWith: { first, _ in first })
-        let policy = PushPolicy(adventureID: id.rawValue, adventure: adventure, content: content.game,
-                                strings: content.strings, startedAt: startedAt)
         let potions = Dictionary(grouping: commands, by: \.tick)
 
-        var state = adventure.start()
-        var ledgers: [String: BudgetLedger] = [:]
+        var ledgers: [ActivityID: BudgetLedger] = [:]
         var batch: [TickRecord] = []
         while state.isRunning {
             // Commands are queued one tick at a time, just before the tick that applies them.
@@ -67,19 +68,15 @@ public struct AdventureRecorder: Sendable {
                 guard let player = playerOf[potion.potionFor] else { continue }
                 queued.append(try await store.enqueueCommand(.usePotion(player: player, hero: potion.potionFor), for: id))
             }
-            let (after, events) = adventure.tick(state, commands: queued.map(\.command))
-            state = after
-            let decisions = try policy.pushes(after: events, state: state, recipients: recipients, ledgers: &ledgers)
-            let outbox = try decisions.map { decision -> OutboxMessage in
+            let outcome = try pipeline.tick(state, commands: queued.map(\.command), recipients: recipients, ledgers: ledgers)
+            state = outcome.state
+            ledgers = outcome.ledgers
+            let outbox = try outcome.decisions.map { decision -> OutboxMessage in
                 guard case .liveActivity(let activity) = decision.target else { throw RecorderError.unexpectedTarget }
-                let isEnd = if case .end = decision.payload.event { true } else { false }
-                return OutboxMessage(target: .liveActivity(ActivityID(activity)), pushType: "liveactivity", topic: topic,
-                                     priority: decision.priority, expiration: decision.expiration,
-                                     payload: decision.body, reason: decision.reason,
-                                     hasAlert: decision.payload.alert != nil, isEnd: isEnd)
+                return OutboxMessage(decision, target: .liveActivity(activity), bundleID: bundleID)
             }
-            batch.append(TickRecord(adventure: id, tick: state.tick, state: state, events: events,
-                                    appliedCommandIDs: queued.map(\.id), outbox: outbox, ledgers: ledgers))
+            batch.append(TickRecord(adventure: id, tick: state.tick, state: state, events: outcome.events,
+                                    appliedCommandIDs: queued.map(\.id), outbox: outbox, ledgers: outcome.spentLedgers))
             if batch.count >= ticksPerWrite || !state.isRunning {
                 try await store.recordTicks(batch).forEach { _ = try $0.get() }
                 batch.removeAll()

@@ -1,6 +1,7 @@
 import Catalog
 import Foundation
 import Game
+import Vocabulary
 import Wire
 
 /// A saved session as one self-contained web page: every hero's and the boss's
@@ -141,7 +142,7 @@ public enum HTMLTimeline {
                 }
             }
             return ChartData.Push(
-                tick: push.tick ?? 0, recipient: push.targetID, hero: heroes[push.targetID]?.rawValue,
+                tick: push.tick ?? 0, recipient: push.targetID, hero: heroes[ActivityID(push.targetID)]?.rawValue,
                 priority: push.priority, event: push.event, reason: push.reason, state: push.state,
                 sound: push.alert.map { $0.sound ?? "default" }, title: text(push.alert?.title), body: text(push.alert?.body))
         }

@@ -2,6 +2,7 @@ import APNs
 import Foundation
 import Game
 import PushPolicy
+import Vocabulary
 import Wire
 
 /// One hero's view of a saved session, pushed again to one device, compressed in
@@ -30,7 +31,7 @@ public struct PushReplay: Sendable {
     /// `withStart`: begin with a push-to-start, as the server does for a member's
     /// device that registered a token.
     public init(_ session: SavedSession, content: ReplayContent, hero chosen: HeroID?, speed: Double,
-                startingAt start: Date, withStart: Bool) throws {
+                startingAt start: Date, withStart: Bool, policy configuration: PushPolicyConfiguration) throws {
         guard speed > 0, speed.isFinite else { throw PushReplayError.speed(speed) }
         let roster = session.setup.party
         guard let member = chosen.map({ hero in roster.first { $0.hero == hero } }) ?? roster.first else {
@@ -39,21 +40,19 @@ public struct PushReplay: Sendable {
         // Followed as the server followed it, if an activity for the hero was registered.
         let activity = session.activities.first { $0.hero == member.hero }
         let recipient = LiveActivityRecipient(
-            activityID: activity?.activityID ?? "replay-\(member.hero)", player: member.player, hero: member.hero,
-            frequentUpdates: activity?.frequentUpdates ?? true, language: activity?.language ?? "en")
-        let adventure = try Verifier.playable(session, content)
-        let policy = PushPolicy(adventureID: session.adventureID, adventure: adventure, content: content.game,
-                                strings: content.strings, startedAt: session.startedAt)
+            activityID: activity?.activityID ?? ActivityID("replay-\(member.hero)"), player: member.player,
+            hero: member.hero, frequentUpdates: activity?.frequentUpdates ?? true, language: activity?.language ?? "en")
+        _ = try Verifier.playable(session, content)
+        let pipeline = try TickPipeline(adventureID: session.adventureID, setup: session.setup, startedAt: session.startedAt,
+                                        content: content.game, strings: content.strings, configuration: configuration)
 
         var decisions: [(tick: Int, decision: PushDecision)] = []
         if withStart {
             let starter = PushToStartRecipient(player: member.player, hero: member.hero, language: recipient.language)
-            decisions += try policy.pushesForStart(state: adventure.start(), recipients: [starter]).map { (0, $0) }
+            decisions += try pipeline.start(pushToStart: [starter]).decisions.map { (0, $0) }
         }
-        var ledgers: [String: BudgetLedger] = [:]
-        try session.replay(with: content) { state, events in
-            decisions += try policy.pushes(after: events, state: state, recipients: [recipient], ledgers: &ledgers)
-                .map { (state.tick, $0) }
+        try pipeline.play(commands: session.commands, recipients: [recipient], through: session.lastTick) { outcome in
+            decisions += outcome.decisions.map { (outcome.state.tick, $0) }
         }
 
         let origin = Double(session.startedAt)

@@ -1,4 +1,5 @@
 import Game
+import Vocabulary
 
 extension SavedSession {
     /// Plays the session again with `content`, calling `observe` after each tick up
@@ -17,7 +18,7 @@ extension SavedSession {
     }
 
     /// The hero each Live Activity followed, by activity id.
-    public var heroByActivity: [String: HeroID] {
+    public var heroByActivity: [ActivityID: HeroID] {
         Dictionary(activities.map { ($0.activityID, $0.hero) }, uniquingKeysWith: { first, _ in first })
     }
 }

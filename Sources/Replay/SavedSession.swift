@@ -3,13 +3,14 @@ import Foundation
 import Game
 import PushPolicy
 import Store
+import Vocabulary
 import Wire
 
 /// One adventure as it was played, with everything needed to play it again and
 /// compare: the content it ran with, its setup and commands, and what it logged
 /// and decided to push. Built from the store, or read from a session file.
 public struct SavedSession: Hashable, Codable, Sendable {
-    public var adventureID: String
+    public var adventureID: AdventureID
     /// The content version the adventure recorded when it started.
     public var contentVersion: String
     public var content: ContentSnapshot
@@ -25,7 +26,7 @@ public struct SavedSession: Hashable, Codable, Sendable {
     public var activities: [LiveActivityRecipient]
     public var pushes: SessionPushes
 
-    public init(adventureID: String, contentVersion: String, content: ContentSnapshot, setup: AdventureSetup,
+    public init(adventureID: AdventureID, contentVersion: String, content: ContentSnapshot, setup: AdventureSetup,
                 startedAt: Int, lastTick: Int, status: AdventureStatus, commands: [ScheduledCommand],
                 events: [SessionEvent], activities: [LiveActivityRecipient], pushes: SessionPushes) {
         self.adventureID = adventureID
@@ -47,7 +48,7 @@ public struct SavedSession: Hashable, Codable, Sendable {
     public init(_ record: AdventureRecord, content: ContentSnapshot) throws {
         let stored = record.adventure
         self.init(
-            adventureID: stored.id.rawValue, contentVersion: stored.contentVersion, content: content,
+            adventureID: stored.id, contentVersion: stored.contentVersion, content: content,
             setup: stored.setup, startedAt: stored.startedAt, lastTick: stored.lastTick, status: stored.status,
             commands: record.commands, events: record.events.map { SessionEvent(tick: $0.tick, json: $0.json) },
             activities: record.activities, pushes: try SessionPushes((record.outbox ?? []).map(SessionPush.init)))
@@ -189,9 +190,9 @@ public struct SessionPush: Hashable, Codable, Sendable {
         let message = entry.message
         // Every body in the outbox was encoded from a `LiveActivityPayload`.
         let decoded = try? JSONDecoder().decode(LiveActivityPayload.self, from: message.payload)
-        self.init(tick: entry.tick, targetKind: message.target.kind, targetID: message.target.id,
+        self.init(tick: entry.tick, targetKind: message.target.kind.rawValue, targetID: message.target.id,
                   topic: message.topic, priority: message.priority.rawValue, reason: message.reason,
-                  event: decoded?.event.name ?? message.pushType, alert: decoded?.alert,
+                  event: decoded?.event.name ?? message.pushType.rawValue, alert: decoded?.alert,
                   expiration: message.expiration, state: entry.state.rawValue,
                   payload: String(decoding: message.payload, as: UTF8.self))
     }

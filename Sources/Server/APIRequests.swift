@@ -1,5 +1,6 @@
 import Game
 import Store
+import Vocabulary
 
 // Request bodies as the app and the game master send them. Unknown keys are
 // ignored (an older server accepts a newer app's extra fields); missing keys and

@@ -2,6 +2,7 @@ import Foundation
 import Game
 import PushPolicy
 import Store
+import Vocabulary
 import Wire
 
 // Response bodies. Built from the store's values, with only what a client needs:
@@ -217,11 +218,10 @@ struct EventsView: Codable {
 struct PushesView: Codable {
     struct Entry: Codable {
         var outboxID: Int64
-        /// "liveActivity", "pushToStart" or "pushToTalk".
-        var targetKind: String
+        var targetKind: PushTarget.Kind
         var targetID: String
-        var pushType: String
-        var priority: Int
+        var pushType: PushType
+        var priority: Priority
         /// APNs' HTTP status; absent when no answer came.
         var status: Int?
         var reason: String?
@@ -240,13 +240,10 @@ struct PushesView: Codable {
 
         init(_ entry: PushLogEntry) {
             outboxID = entry.outbox.rawValue
-            switch entry.target {
-            case .liveActivity(let id): (targetKind, targetID) = ("liveActivity", id.rawValue)
-            case .pushToStart(let id): (targetKind, targetID) = ("pushToStart", id.rawValue)
-            case .pushToTalk(let id): (targetKind, targetID) = ("pushToTalk", id.rawValue)
-            }
+            targetKind = entry.target.kind
+            targetID = entry.target.id
             pushType = entry.pushType
-            priority = entry.priority.rawValue
+            priority = entry.priority
             status = entry.status
             reason = entry.reason
             apnsID = entry.apnsID

@@ -5,6 +5,7 @@ import PushPolicy
 import Prometheus
 import ServiceLifecycle
 import Store
+import Vocabulary
 
 /// What the HTTP API shares with the server's other parts (the ticker and the
 /// dispatcher use the same store, content and registry): opened once per process.

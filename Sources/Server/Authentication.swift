@@ -2,6 +2,7 @@ import Foundation
 import Game
 import Hummingbird
 import Store
+import Vocabulary
 
 /// Who is asking. Reads of an adventure are open to its party and to the game
 /// master; everything else is for one of the two.
@@ -50,15 +51,7 @@ struct Authenticator: Sendable {
         return parts[1].trimmingCharacters(in: .whitespaces)
     }
 
-    /// Looks at every byte whatever the first difference, so the time taken tells
-    /// nothing about how much of a guess was right.
     private func isGameMasterKey(_ presented: String) -> Bool {
-        let expected = Array(gameMasterKey.utf8)
-        let given = Array(presented.utf8)
-        var difference = UInt8(truncatingIfNeeded: expected.count ^ given.count)
-        for index in expected.indices {
-            difference |= expected[index] ^ (index < given.count ? given[index] : 0)
-        }
-        return difference == 0 && expected.count == given.count
+        constantTimeEqual(expected: gameMasterKey.utf8, given: presented.utf8)
     }
 }

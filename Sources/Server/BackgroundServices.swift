@@ -18,8 +18,7 @@ public func backgroundServices(
         Dispatcher(store: resources.store, client: apns, settings: dispatcher, now: resources.now,
                    metrics: resources.metricsFactory, health: resources.deliveryHealth),
         Ticker(store: resources.store, content: resources.content, policy: configuration.pushPolicy,
-               topic: configuration.liveActivityTopic, pushToTalkTopic: configuration.pushToTalkTopic,
-               settings: ticker, now: resources.now,
+               bundleID: configuration.bundleID, settings: ticker, now: resources.now,
                metrics: resources.metricsFactory),
     ]
 }

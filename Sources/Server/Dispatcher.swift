@@ -4,6 +4,7 @@ import Logging
 import Metrics
 import ServiceLifecycle
 import Store
+import Vocabulary
 
 /// Sends the outbox through APNs, at most `maximumInFlight` pushes at a time, and
 /// records every answer with the store: delivered, token no longer valid (the
@@ -180,7 +181,7 @@ public struct Dispatcher: Service {
         case .rejected: "rejected"
         }
         Counter(label: "rangers_dispatcher_pushes_total", dimensions: [
-            ("outcome", outcome), ("push_type", result.push.message.pushType),
+            ("outcome", outcome), ("push_type", result.push.message.pushType.rawValue),
             ("priority", String(result.push.message.priority.rawValue)),
         ], factory: metrics).increment()
     }
@@ -197,10 +198,7 @@ public struct Dispatcher: Service {
     /// `sending` for the next start to send again.
     func deliver(_ push: ClaimedPush) async -> PushResult? {
         let message = push.message
-        guard let pushType = APNsPushType(rawValue: message.pushType) else {
-            return PushResult(push, .rejected(status: nil, reason: "unknown push type '\(message.pushType)'"))
-        }
-        let request = APNsRequest(deviceToken: push.token.hex, pushType: pushType, topic: message.topic,
+        let request = APNsRequest(deviceToken: push.token.hex, pushType: message.pushType, topic: message.topic,
                                   priority: message.priority.rawValue, expiration: message.expiration,
                                   payload: message.payload)
         let delivery: APNsDelivery

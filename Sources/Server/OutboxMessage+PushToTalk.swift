@@ -1,6 +1,7 @@
 import Foundation
 import PushPolicy
 import Store
+import Vocabulary
 import Wire
 
 extension OutboxMessage {
@@ -17,7 +18,7 @@ extension OutboxMessage {
     /// "someone is talking" is worse than none.
     static func transmission(_ announcement: Data, by speakerName: String, to member: ChannelMemberID,
                              topic: String) -> OutboxMessage {
-        OutboxMessage(target: .pushToTalk(member), pushType: "pushtotalk", topic: topic, priority: .high, expiration: 0,
+        OutboxMessage(target: .pushToTalk(member), pushType: .pushtotalk, topic: topic, priority: .high, expiration: 0,
                       payload: announcement, reason: "\(speakerName) is talking", hasAlert: false, isEnd: false)
     }
 
@@ -26,7 +27,7 @@ extension OutboxMessage {
     static func leaveChannel(_ member: ChannelMember, topic: String, reason: String) -> OutboxMessage? {
         guard let payload = try? PayloadEncoder().encode(PushToTalkPayload(channelID: member.channel.rawValue, leaveChannel: true))
         else { return nil }
-        return OutboxMessage(target: .pushToTalk(member.id), pushType: "pushtotalk", topic: topic, priority: .high,
+        return OutboxMessage(target: .pushToTalk(member.id), pushType: .pushtotalk, topic: topic, priority: .high,
                              expiration: 0, payload: payload, reason: reason, hasAlert: false, isEnd: true)
     }
 }

@@ -3,6 +3,7 @@ import Game
 import Hummingbird
 import PushPolicy
 import Store
+import Vocabulary
 
 extension RangersAPI {
     // MARK: - Game master
@@ -18,22 +19,20 @@ extension RangersAPI {
         let setup = AdventureSetup(route: body.route, party: roster, tickInterval: body.tickInterval,
                                    timeLimit: body.timeLimit ?? AdventureSetup.longestTimeLimit,
                                    seed: body.seed ?? UInt64.random(in: .min ... .max))
-        let adventure: Adventure
+        let id = AdventureID.random()
+        let startedAt = Int(now().timeIntervalSince1970)
+        let pipeline: TickPipeline
         do {
-            adventure = try Adventure(setup: setup, content: content.game)
-        } catch {
+            pipeline = try TickPipeline(adventureID: id, setup: setup, startedAt: startedAt, content: content.game,
+                                        strings: content.strings, configuration: configuration.pushPolicy)
+        } catch let error as AdventureSetupError {
             throw APIError(error)
         }
-        let id = AdventureID.random()
-        let state = adventure.start()
-        let startedAt = Int(now().timeIntervalSince1970)
-        let policy = PushPolicy(configuration: configuration.pushPolicy, adventureID: id.rawValue, adventure: adventure,
-                                content: content.game, strings: content.strings, startedAt: startedAt)
         let devices = try await store.pushToStartDevices(of: roster)
         // One decision per recipient, in order: zip pairs each with its device.
-        let decisions = try policy.pushesForStart(state: state, recipients: devices.map(\.recipient))
-        let outbox = try zip(devices, decisions).map { device, decision in
-            OutboxMessage(decision, target: .pushToStart(device.device), topic: configuration.liveActivityTopic)
+        let (state, decisions) = try pipeline.start(pushToStart: devices.map(\.recipient))
+        let outbox = zip(devices, decisions).map { device, decision in
+            OutboxMessage(decision, target: .pushToStart(device.device), bundleID: configuration.bundleID)
         }
         let stored = try await store.startAdventure(id: id, party: body.partyID, setup: setup, state: state,
                                                     startedAt: startedAt, contentVersion: content.version,

@@ -3,6 +3,7 @@ import Game
 import Hummingbird
 import Prometheus
 import Store
+import Vocabulary
 import Wire
 
 /// The party's walkie-talkie. The app joins the party's channel with the ephemeral

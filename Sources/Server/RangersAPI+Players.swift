@@ -1,6 +1,7 @@
 import Game
 import Hummingbird
 import Store
+import Vocabulary
 
 extension RangersAPI {
     /// A player picks from the content's heroes; a longer list than that is not a choice.

@@ -1,6 +1,7 @@
 import Game
 import Hummingbird
 import Store
+import Vocabulary
 
 extension RangersAPI {
     /// The app started (or a push-to-start created) a Live Activity for one of the

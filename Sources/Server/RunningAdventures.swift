@@ -3,9 +3,10 @@ import Foundation
 import Game
 import PushPolicy
 import Store
+import Vocabulary
 
-/// What the ticker holds of each running adventure between passes: its rules and
-/// push policy, made once from the stored setup; the adventure as the ticker last
+/// What the ticker holds of each running adventure between passes: its tick
+/// pipeline (rules and push policy), made once from the stored setup; the adventure as the ticker last
 /// committed it and its activities' budgets, so a pass reads from the store only
 /// what may have changed (commands, activities); the last failure reported.
 ///
@@ -15,19 +16,19 @@ import Store
 final class RunningAdventures: @unchecked Sendable {
     private struct Entry {
         var adventure: StoredAdventure
-        var ledgers: [String: BudgetLedger]
+        var ledgers: [ActivityID: BudgetLedger]
     }
 
     private let lock = NSLock()
     private var entries: [AdventureID: Entry] = [:]
-    private var policies: [AdventureID: PushPolicy] = [:]
+    private var pipelines: [AdventureID: TickPipeline] = [:]
     private var failures: [AdventureID: String] = [:]
 
     func isKnown(_ id: AdventureID, atTick lastTick: Int) -> Bool {
         lock.withLock { entries[id]?.adventure.lastTick == lastTick }
     }
 
-    func hasLedger(_ id: AdventureID, _ activity: String) -> Bool {
+    func hasLedger(_ id: AdventureID, _ activity: ActivityID) -> Bool {
         lock.withLock { entries[id]?.ledgers[activity] != nil }
     }
 
@@ -37,7 +38,7 @@ final class RunningAdventures: @unchecked Sendable {
         lock.withLock {
             if let stored = due.stored { entries[due.id] = Entry(adventure: stored, ledgers: [:]) }
             guard var entry = entries[due.id] else { return nil }
-            var ledgers: [String: BudgetLedger] = [:]
+            var ledgers: [ActivityID: BudgetLedger] = [:]
             for activity in due.activities {
                 let id = activity.recipient.activityID
                 ledgers[id] = activity.ledger ?? entry.ledgers[id] ?? BudgetLedger()
@@ -72,18 +73,17 @@ final class RunningAdventures: @unchecked Sendable {
         }
     }
 
-    func rules(for adventure: StoredAdventure, content: LoadedContent,
-               configuration: PushPolicyConfiguration) throws -> PushPolicy {
-        if let cached = lock.withLock({ policies[adventure.id] }) { return cached }
-        let game = try Adventure(setup: adventure.setup, content: content.game)
-        let policy = PushPolicy(configuration: configuration, adventureID: adventure.id.rawValue, adventure: game,
-                                content: content.game, strings: content.strings, startedAt: adventure.startedAt)
-        lock.withLock { policies[adventure.id] = policy }
-        return policy
+    func pipeline(for adventure: StoredAdventure, content: LoadedContent,
+                  configuration: PushPolicyConfiguration) throws -> TickPipeline {
+        if let cached = lock.withLock({ pipelines[adventure.id] }) { return cached }
+        let pipeline = try TickPipeline(adventureID: adventure.id, setup: adventure.setup, startedAt: adventure.startedAt,
+                                        content: content.game, strings: content.strings, configuration: configuration)
+        lock.withLock { pipelines[adventure.id] = pipeline }
+        return pipeline
     }
 
-    func hasRules(for adventure: AdventureID) -> Bool {
-        lock.withLock { policies[adventure] != nil }
+    func hasPipeline(for adventure: AdventureID) -> Bool {
+        lock.withLock { pipelines[adventure] != nil }
     }
 
     func forget(_ adventure: AdventureID) {
@@ -92,7 +92,7 @@ final class RunningAdventures: @unchecked Sendable {
 
     private func forgetLocked(_ adventure: AdventureID) {
         entries[adventure] = nil
-        policies[adventure] = nil
+        pipelines[adventure] = nil
         failures[adventure] = nil
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import PushPolicy
 import Store
+import Vocabulary
 
 /// What the HTTP API needs to start. Plain values, so `rangers serve` can fill it
 /// from the environment or a file and the tests can fill it by hand.
@@ -34,7 +35,7 @@ public struct ServerConfiguration: Sendable {
         port: Int = 8080,
         contentDirectory: URL = URL(fileURLWithPath: "Content", isDirectory: true),
         pushPolicy: PushPolicyConfiguration = .standard,
-        bundleID: String = "com.example.apple-samplecode.Emoji-Rangers",
+        bundleID: String = SampleApp.bundleID,
         maximumRequestBodyBytes: Int = ServerConfiguration.defaultMaximumRequestBodyBytes,
         pushToTalk: PushToTalkSettings = PushToTalkSettings()
     ) {
@@ -50,9 +51,9 @@ public struct ServerConfiguration: Sendable {
     }
 
     /// The `apns-topic` of Live Activity pushes (updates, ends and push-to-start).
-    public var liveActivityTopic: String { "\(bundleID).push-type.liveactivity" }
+    public var liveActivityTopic: String { PushType.liveactivity.topic(bundleID: bundleID) }
     /// The `apns-topic` of Push To Talk pushes.
-    public var pushToTalkTopic: String { "\(bundleID).voip-ptt" }
+    public var pushToTalkTopic: String { PushType.pushtotalk.topic(bundleID: bundleID) }
 
     /// Everything wrong with these settings, each naming its setting; empty when usable.
     /// Messages never quote the game-master key.

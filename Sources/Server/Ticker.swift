@@ -6,6 +6,7 @@ import Metrics
 import PushPolicy
 import ServiceLifecycle
 import Store
+import Vocabulary
 
 /// Plays every running adventure's due ticks. One loop for all adventures, however
 /// many and whatever their intervals: the store says which are due (most overdue
@@ -44,23 +45,24 @@ public struct Ticker: Service {
     private let store: RangersStore
     private let content: LoadedContent
     private let policy: PushPolicyConfiguration
-    private let topic: String
-    /// Where the leave-channel pushes go when an adventure ends; nil sends none.
-    private let pushToTalkTopic: String?
+    /// The app's bundle id: the pushes' topics derive from it.
+    private let bundleID: String
+    /// Whether the walkie-talkie's members get a leave-channel push when an adventure ends.
+    private let leaveChannelPushes: Bool
     private let settings: Settings
     private let now: @Sendable () -> Date
     private let logger: Logger
     private let metrics: any MetricsFactory
     private let running = RunningAdventures()
 
-    public init(store: RangersStore, content: LoadedContent, policy: PushPolicyConfiguration, topic: String,
-                pushToTalkTopic: String? = nil, settings: Settings = Settings(), now: @escaping @Sendable () -> Date = Date.init,
+    public init(store: RangersStore, content: LoadedContent, policy: PushPolicyConfiguration, bundleID: String,
+                leaveChannelPushes: Bool = true, settings: Settings = Settings(), now: @escaping @Sendable () -> Date = Date.init,
                 logger: Logger = Logger(label: "rangers.ticker"), metrics: any MetricsFactory = MetricsSystem.factory) {
         self.store = store
         self.content = content
         self.policy = policy
-        self.topic = topic
-        self.pushToTalkTopic = pushToTalkTopic
+        self.bundleID = bundleID
+        self.leaveChannelPushes = leaveChannelPushes
         self.settings = settings
         self.now = now
         self.logger = logger
@@ -212,29 +214,28 @@ public struct Ticker: Service {
         let stored = inputs.adventure
         let id = stored.id
         guard stored.status == .running else { return nil }
-        if stored.contentVersion != content.version, !running.hasRules(for: id) {
+        if stored.contentVersion != content.version, !running.hasPipeline(for: id) {
             logger.warning("adventure started with other content; it goes on with the content loaded now", metadata: [
                 "adventure": "\(id)", "startedWith": "\(stored.contentVersion)", "loaded": "\(content.version)",
             ])
         }
-        let rules = try running.rules(for: stored, content: content, configuration: policy)
-        let (state, events) = rules.adventure.tick(stored.state, commands: inputs.commands.map(\.command))
-        var ledgers = inputs.ledgers
-        let decisions = try rules.pushes(after: events, state: state, recipients: inputs.recipients, ledgers: &ledgers)
-        // Only the budgets this tick spent are written back.
-        let spent = ledgers.filter { inputs.ledgers[$0.key] != $0.value }
-        let outbox = try decisions.map { decision -> OutboxMessage in
+        let pipeline = try running.pipeline(for: stored, content: content, configuration: policy)
+        let outcome = try pipeline.tick(stored.state, commands: inputs.commands.map(\.command),
+                                        recipients: inputs.recipients, ledgers: inputs.ledgers)
+        let outbox = try outcome.decisions.map { decision -> OutboxMessage in
             guard case .liveActivity(let activity) = decision.target else {
                 throw TickerError.unexpectedTarget("\(decision.target)")
             }
-            return OutboxMessage(decision, target: .liveActivity(ActivityID(activity)), topic: topic)
+            return OutboxMessage(decision, target: .liveActivity(activity), bundleID: bundleID)
         }
         var leaveChannelPush: (@Sendable (ChannelMember) -> OutboxMessage?)?
-        if !state.isRunning, let channelTopic = pushToTalkTopic {
-            leaveChannelPush = { OutboxMessage.leaveChannel($0, topic: channelTopic, reason: "the adventure ended") }
+        if !outcome.state.isRunning, leaveChannelPushes {
+            let topic = PushType.pushtotalk.topic(bundleID: bundleID)
+            leaveChannelPush = { OutboxMessage.leaveChannel($0, topic: topic, reason: "the adventure ended") }
         }
-        return TickRecord(adventure: id, tick: state.tick, state: state, events: events,
-                          appliedCommandIDs: inputs.commands.map(\.id), outbox: outbox, ledgers: spent,
+        // Only the budgets this tick spent are written back.
+        return TickRecord(adventure: id, tick: outcome.state.tick, state: outcome.state, events: outcome.events,
+                          appliedCommandIDs: inputs.commands.map(\.id), outbox: outbox, ledgers: outcome.spentLedgers,
                           leaveChannelPush: leaveChannelPush)
     }
 

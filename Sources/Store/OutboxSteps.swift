@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Vocabulary
 
 // The steps the outbox operations share, each run inside the caller's transaction.
 extension RangersStore {
@@ -76,8 +77,8 @@ extension RangersStore {
                                  apnsID, attempts, sentAt)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
-                push.id.rawValue, push.adventure?.rawValue, push.message.target.kind, push.message.target.id,
-                push.token.hex, push.message.pushType, push.message.priority.rawValue, status, reason, apnsID,
+                push.id.rawValue, push.adventure?.rawValue, push.message.target.kind.rawValue, push.message.target.id,
+                push.token.hex, push.message.pushType.rawValue, push.message.priority.rawValue, status, reason, apnsID,
                 attempts, now,
             ])
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Game
+import Vocabulary
 
 public struct Channel: Hashable, Sendable, Codable {
     public var id: ChannelID

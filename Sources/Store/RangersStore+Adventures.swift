@@ -1,6 +1,7 @@
 import Foundation
 import Game
 import GRDB
+import Vocabulary
 
 extension RangersStore {
     /// Stores a new adventure at tick 0 and its first pushes (push-to-start) in one

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Vocabulary
 
 /// What became of a claimed push.
 public enum PushOutcome: Hashable, Sendable {

@@ -2,6 +2,7 @@ import Foundation
 import Game
 import GRDB
 import PushPolicy
+import Vocabulary
 
 /// A due adventure as the ticker reads it on each pass. The ticker keeps what it
 /// committed last in memory, so the stored adventure and the activities' budgets
@@ -32,7 +33,7 @@ extension RangersStore {
     public func dueAdventures(
         at second: Int, limit: Int = 1000, skipping: Set<AdventureID> = [],
         isKnown: @escaping @Sendable (AdventureID, Int) -> Bool = { _, _ in false },
-        hasLedger: @escaping @Sendable (AdventureID, String) -> Bool = { _, _ in false }
+        hasLedger: @escaping @Sendable (AdventureID, ActivityID) -> Bool = { _, _ in false }
     ) async throws -> [DueAdventure] {
         try await read { db in
             let due = try Row.fetchAll(db.cachedStatement(sql: """
@@ -54,7 +55,7 @@ extension RangersStore {
     /// The adventure's activities that can receive a push now (active, with a
     /// valid token), in the order they were registered, each budget decoded only
     /// where `withLedger(activityID)` asks for it.
-    static func reachableActivities(of adventure: AdventureID, withLedger: (String) -> Bool,
+    static func reachableActivities(of adventure: AdventureID, withLedger: (ActivityID) -> Bool,
                                     _ db: Database) throws -> [DueActivity] {
         try Row.fetchAll(db.cachedStatement(sql: """
             SELECT liveActivity.id, player, heroID, frequentUpdates, locale, ledger FROM liveActivity
@@ -62,7 +63,7 @@ extension RangersStore {
             WHERE liveActivity.adventure = ? AND liveActivity.status = 'active'
             ORDER BY liveActivity.createdAt, liveActivity.id
             """), arguments: [adventure.rawValue]).map { activity in
-            let activityID: String = activity[0]
+            let activityID = ActivityID(activity[0] as String)
             let recipient = LiveActivityRecipient(
                 activityID: activityID, player: PlayerID(activity[1] as String), hero: HeroID(activity[2] as String),
                 frequentUpdates: activity[3], language: activity[4])

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Vocabulary
 
 extension RangersStore {
     /// Takes up to `limit` due pushes for sending, in the order they were queued,

@@ -1,6 +1,7 @@
 import Foundation
 import Game
 import GRDB
+import Vocabulary
 
 extension RangersStore {
     public static let largestParty = AdventureSetup.partySizes.upperBound

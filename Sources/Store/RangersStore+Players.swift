@@ -1,6 +1,7 @@
 import Foundation
 import Game
 import GRDB
+import Vocabulary
 
 extension RangersStore {
     public static let longestName = 64
@@ -25,7 +26,7 @@ extension RangersStore {
         }
         // The lookup already matched; comparing again in constant time guards
         // against an index that matched on anything less than all 32 bytes.
-        guard let row, APIKey.constantTimeEqual(row.apiKeyHash, presented) else { return nil }
+        guard let row, constantTimeEqual(expected: row.apiKeyHash, given: presented) else { return nil }
         return row.value
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Game
 import GRDB
+import Vocabulary
 
 extension RangersStore {
     /// The party's channel. Parties get theirs when created; one from before

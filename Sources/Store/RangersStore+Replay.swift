@@ -2,6 +2,7 @@ import Foundation
 import Game
 import GRDB
 import PushPolicy
+import Vocabulary
 
 /// Everything the store kept of one adventure, read from one snapshot: what a
 /// replay plays again and compares with, and what a saved session file holds.

@@ -2,6 +2,7 @@ import Foundation
 import Game
 import GRDB
 import PushPolicy
+import Vocabulary
 
 /// One tick of one adventure, as the ticker computed it.
 public struct TickRecord: Sendable {
@@ -19,14 +20,14 @@ public struct TickRecord: Sendable {
     public var outbox: [OutboxMessage]
     /// By activity id, as `PushPolicy.pushes(after:…ledgers:)` left them; an
     /// activity left out keeps its stored ledger.
-    public var ledgers: [String: BudgetLedger]
+    public var ledgers: [ActivityID: BudgetLedger]
     /// When the tick ends the adventure: the push that tells a member listening on
     /// the party's channel to leave it. Built inside the tick's transaction, so a
     /// member who joined a moment before is not missed.
     public var leaveChannelPush: (@Sendable (ChannelMember) -> OutboxMessage?)?
 
     public init(adventure: AdventureID, tick: Int, state: AdventureState, events: [GameEvent],
-                appliedCommandIDs: [CommandID], outbox: [OutboxMessage], ledgers: [String: BudgetLedger],
+                appliedCommandIDs: [CommandID], outbox: [OutboxMessage], ledgers: [ActivityID: BudgetLedger],
                 leaveChannelPush: (@Sendable (ChannelMember) -> OutboxMessage?)? = nil) {
         self.adventure = adventure
         self.tick = tick
@@ -52,7 +53,7 @@ extension RangersStore {
     @discardableResult
     public func recordTick(
         adventure: AdventureID, tick: Int, state: AdventureState, events: [GameEvent], appliedCommandIDs: [CommandID],
-        outbox: [OutboxMessage], ledgers: [String: BudgetLedger], at now: Date = Date()
+        outbox: [OutboxMessage], ledgers: [ActivityID: BudgetLedger], at now: Date = Date()
     ) async throws -> StoredAdventure {
         let record = TickRecord(adventure: adventure, tick: tick, state: state, events: events,
                                 appliedCommandIDs: appliedCommandIDs, outbox: outbox, ledgers: ledgers)
@@ -136,9 +137,9 @@ extension RangersStore {
 
         let updateLedger = try db.cachedStatement(sql: "UPDATE liveActivity SET ledger = ? WHERE id = ? AND adventure = ?")
         for (activity, ledger) in record.ledgers.sorted(by: { $0.key < $1.key }) {
-            try updateLedger.execute(arguments: [Self.json(of: ledger), activity, adventure.rawValue])
+            try updateLedger.execute(arguments: [Self.json(of: ledger), activity.rawValue, adventure.rawValue])
             guard db.changedRows else {
-                throw StoreError.notFound("activity of adventure \(adventure)", id: activity)
+                throw StoreError.notFound("activity of adventure \(adventure)", id: activity.rawValue)
             }
         }
         return stored
@@ -164,7 +165,7 @@ extension RangersStore {
                                 hasAlert, isEnd, tick, state, attempts, nextAttemptAt, createdAt)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)
             """).execute(arguments: [
-                adventure?.rawValue, message.target.kind, message.target.id, message.pushType, message.topic,
+                adventure?.rawValue, message.target.kind.rawValue, message.target.id, message.pushType.rawValue, message.topic,
                 message.priority.rawValue, message.expiration, message.payload, message.reason, message.hasAlert,
                 message.isEnd, tick, now, now,
             ])

@@ -2,6 +2,7 @@ import Foundation
 import Game
 import GRDB
 import PushPolicy
+import Vocabulary
 
 extension RangersStore {
     public static let longestLocale = 35

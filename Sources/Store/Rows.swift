@@ -2,6 +2,7 @@ import Foundation
 import Game
 import GRDB
 import PushPolicy
+import Vocabulary
 
 // The tables as GRDB records. Columns match the schema's names; JSON columns hold
 // `Codable` values, which GRDB encodes as JSON text.
@@ -79,7 +80,7 @@ struct LiveActivityRow: Codable, FetchableRecord, PersistableRecord {
     }
 
     var recipient: LiveActivityRecipient {
-        LiveActivityRecipient(activityID: id, player: PlayerID(player), hero: HeroID(heroID),
+        LiveActivityRecipient(activityID: ActivityID(id), player: PlayerID(player), hero: HeroID(heroID),
                               frequentUpdates: frequentUpdates, language: locale)
     }
 }
@@ -164,9 +165,14 @@ struct OutboxRow: Codable, FetchableRecord {
 
     func message() throws -> OutboxMessage {
         guard let priority = Priority(rawValue: priority) else { throw StoreError.corrupt("priority \(priority) of outbox row") }
-        return OutboxMessage(target: try PushTarget(kind: targetKind, id: targetID), pushType: pushType, topic: topic,
+        return OutboxMessage(target: try PushTarget(kind: targetKind, id: targetID), pushType: try Self.pushType(pushType), topic: topic,
                              priority: priority, expiration: expiration, payload: payload, reason: reason,
                              hasAlert: hasAlert, isEnd: isEnd)
+    }
+
+    static func pushType(_ stored: String) throws -> PushType {
+        guard let type = PushType(rawValue: stored) else { throw StoreError.corrupt("push type '\(stored)' of outbox row") }
+        return type
     }
 
     func entry() throws -> OutboxEntry {
@@ -196,7 +202,7 @@ struct PushLogRow: Codable, FetchableRecord {
         guard let priority = Priority(rawValue: priority) else { throw StoreError.corrupt("priority \(priority) in push log") }
         return PushLogEntry(outbox: OutboxID(outbox), adventure: adventure.map(AdventureID.init),
                             target: try PushTarget(kind: targetKind, id: targetID), token: PushToken(stored: token),
-                            pushType: pushType, priority: priority, status: status, reason: reason, apnsID: apnsID,
+                            pushType: try OutboxRow.pushType(pushType), priority: priority, status: status, reason: reason, apnsID: apnsID,
                             attempts: attempts, sentAt: sentAt, tick: tick, decision: decision, payload: payload)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Game
 import PushPolicy
+import Vocabulary
 
 // What the store hands out and takes in. Plain values: no database handle leaks.
 
@@ -92,11 +93,11 @@ public struct TickInputs: Sendable {
     public var adventure: StoredAdventure
     public var commands: [QueuedCommand]
     public var recipients: [LiveActivityRecipient]
-    /// By activity id, as `PushPolicy.pushes(after:…ledgers:)` takes them.
-    public var ledgers: [String: BudgetLedger]
+    /// By activity, as `TickPipeline.tick` takes them.
+    public var ledgers: [ActivityID: BudgetLedger]
 
     public init(adventure: StoredAdventure, commands: [QueuedCommand], recipients: [LiveActivityRecipient],
-                ledgers: [String: BudgetLedger]) {
+                ledgers: [ActivityID: BudgetLedger]) {
         self.adventure = adventure
         self.commands = commands
         self.recipients = recipients
@@ -118,11 +119,16 @@ public enum PushTarget: Hashable, Sendable, CustomStringConvertible {
     case pushToStart(DeviceID)
     case pushToTalk(ChannelMemberID)
 
-    public var kind: String {
+    /// What kind of thing a push is for; its raw value is what the store keeps.
+    public enum Kind: String, Hashable, Sendable, Codable {
+        case liveActivity, pushToStart, pushToTalk
+    }
+
+    public var kind: Kind {
         switch self {
-        case .liveActivity: "liveActivity"
-        case .pushToStart: "pushToStart"
-        case .pushToTalk: "pushToTalk"
+        case .liveActivity: .liveActivity
+        case .pushToStart: .pushToStart
+        case .pushToTalk: .pushToTalk
         }
     }
 
@@ -135,22 +141,21 @@ public enum PushTarget: Hashable, Sendable, CustomStringConvertible {
     }
 
     init(kind: String, id: String) throws {
-        switch kind {
-        case "liveActivity": self = .liveActivity(ActivityID(id))
-        case "pushToStart": self = .pushToStart(DeviceID(id))
-        case "pushToTalk": self = .pushToTalk(ChannelMemberID(id))
-        default: throw StoreError.corrupt("unknown push target kind '\(kind)'")
+        switch Kind(rawValue: kind) {
+        case .liveActivity: self = .liveActivity(ActivityID(id))
+        case .pushToStart: self = .pushToStart(DeviceID(id))
+        case .pushToTalk: self = .pushToTalk(ChannelMemberID(id))
+        case nil: throw StoreError.corrupt("unknown push target kind '\(kind)'")
         }
     }
 
-    public var description: String { "\(kind) \(id)" }
+    public var description: String { "\(kind.rawValue) \(id)" }
 }
 
 /// A push to queue: the exact body and the APNs headers it goes with.
 public struct OutboxMessage: Hashable, Sendable {
     public var target: PushTarget
-    /// `apns-push-type`: "liveactivity", "pushtotalk", …
-    public var pushType: String
+    public var pushType: PushType
     /// `apns-topic`.
     public var topic: String
     public var priority: Priority
@@ -165,7 +170,7 @@ public struct OutboxMessage: Hashable, Sendable {
     /// An end (of an activity, or a leave-channel push) is never superseded either.
     public var isEnd: Bool
 
-    public init(target: PushTarget, pushType: String, topic: String, priority: Priority, expiration: Int,
+    public init(target: PushTarget, pushType: PushType, topic: String, priority: Priority, expiration: Int,
                 payload: Data, reason: String, hasAlert: Bool, isEnd: Bool) {
         self.target = target
         self.pushType = pushType
@@ -176,6 +181,17 @@ public struct OutboxMessage: Hashable, Sendable {
         self.reason = reason
         self.hasAlert = hasAlert
         self.isEnd = isEnd
+    }
+}
+
+extension OutboxMessage {
+    /// The outbox row for a push the policy decided on: its body as the exact bytes
+    /// APNs will get, and the headers it goes with. `target` says where it goes in
+    /// the store's terms (the policy knows players and activities, the store devices).
+    public init(_ decision: PushDecision, target: PushTarget, bundleID: String) {
+        self.init(target: target, pushType: decision.pushType, topic: decision.pushType.topic(bundleID: bundleID),
+                  priority: decision.priority, expiration: decision.expiration, payload: decision.body,
+                  reason: decision.reason, hasAlert: decision.hasAlert, isEnd: decision.isEnd)
     }
 }
 
@@ -213,7 +229,7 @@ public struct PushLogEntry: Hashable, Sendable {
     public var adventure: AdventureID?
     public var target: PushTarget
     public var token: PushToken
-    public var pushType: String
+    public var pushType: PushType
     public var priority: Priority
     /// HTTP status from APNs; nil when no answer came (the connection failed).
     public var status: Int?

@@ -2,6 +2,7 @@ import APNs
 import APNsSimulator
 import ArgumentParser
 import Foundation
+import Vocabulary
 
 /// `rangers apns-sim`: a local APNs for `rangers push` and the server to talk to.
 struct APNsSimCommand: AsyncParsableCommand {
@@ -57,7 +58,7 @@ struct APNsSimCommand: AsyncParsableCommand {
     }
 
     private func instructions(simulator: APNsSimulator, provider: SimulatorProviderKey) -> String {
-        let bundleID = bundleIDs.first ?? "com.example.apple-samplecode.Emoji-Rangers"
+        let bundleID = bundleIDs.first ?? SampleApp.bundleID
         return """
             APNs simulator listening on \(simulator.baseURL) (sandbox: answers apns-unique-id)
               CA file (its TLS certificate): \(simulator.certificateFile.path)

@@ -3,6 +3,7 @@ import APNsCurl
 import ArgumentParser
 import Foundation
 import Metrics
+import Vocabulary
 
 /// `rangers push`: one push from the terminal, like the talk's curl example,
 /// through the server's own APNs module.
@@ -20,7 +21,7 @@ struct PushCommand: AsyncParsableCommand {
     var token: String
 
     @Option(help: "The app's bundle id; the topic is derived from it and the push type.")
-    var bundleID: String = "com.example.apple-samplecode.Emoji-Rangers"
+    var bundleID: String = SampleApp.bundleID
 
     @Option(help: "liveactivity, pushtotalk or alert.")
     var pushType: PushKind = .liveactivity

@@ -6,6 +6,7 @@ import Replay
 
 #if canImport(Glibc)
 import Glibc
+import Vocabulary
 #endif
 
 /// `rangers replay … --push`: one hero's view of the adventure, sent again to one
@@ -27,7 +28,7 @@ struct ReplayPushOptions: ParsableArguments {
     var pushToStartToken: String?
 
     @Option(help: "With --push: the app's bundle id, for the apns-topic.")
-    var bundleID: String = "com.example.apple-samplecode.Emoji-Rangers"
+    var bundleID: String = SampleApp.bundleID
 
     @OptionGroup var connection: APNsConnectionOptions
 
@@ -41,9 +42,10 @@ struct ReplayPushOptions: ParsableArguments {
         guard let token else { throw UsageError("--push needs --token (the Live Activity's push token, hex)") }
         guard speed > 0, speed <= 100_000 else { throw UsageError("--speed must be above 0 and at most 100000, not \(speed)") }
         let replay: PushReplay
+        let policy = try PolicyEnvironment.configuration()
         do {
             replay = try PushReplay(session, content: content, hero: hero.map(HeroID.init), speed: speed, startingAt: Date(),
-                                    withStart: pushToStartToken != nil)
+                                    withStart: pushToStartToken != nil, policy: policy)
         } catch {
             throw UsageError("\(error)")
         }

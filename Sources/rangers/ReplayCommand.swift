@@ -5,6 +5,7 @@ import Game
 import PushPolicy
 import Replay
 import Store
+import Vocabulary
 
 /// `rangers replay`: play a saved adventure again and compare, look at it, push it again.
 struct ReplayCommand: AsyncParsableCommand {

@@ -5,6 +5,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Server
+import Vocabulary
 
 /// `rangers serve`: the HTTP API, the ticker and the dispatcher in one process.
 /// Every setting has a flag and an environment variable; the game-master key is
@@ -54,7 +55,7 @@ struct ServeCommand: AsyncParsableCommand {
             port: port,
             contentDirectory: content.directory,
             pushPolicy: try PolicyEnvironment.configuration(from: environment),
-            bundleID: bundleID ?? environment["RANGERS_BUNDLE_ID"] ?? "com.example.apple-samplecode.Emoji-Rangers",
+            bundleID: bundleID ?? environment["RANGERS_BUNDLE_ID"] ?? SampleApp.bundleID,
             pushToTalk: pushToTalk)
         let resources: ServerResources
         do {

@@ -4,6 +4,7 @@ import Foundation
 import Game
 import PushPolicy
 import Replay
+import Vocabulary
 
 struct SimulateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -54,7 +55,7 @@ struct SimulateCommand: ParsableCommand {
     var start: String = "2026-01-01T00:00:00Z"
 
     @Option(help: "With --pushes: the app's bundle id, for the apns-topic.")
-    var bundleID: String = "com.example.apple-samplecode.Emoji-Rangers"
+    var bundleID: String = SampleApp.bundleID
 
     enum Toggle: String, ExpressibleByArgument, CaseIterable {
         case on, off
@@ -92,7 +93,7 @@ struct SimulateCommand: ParsableCommand {
         let scheduled = try commands.map { try CommandsFile.read($0, party: party) } ?? []
 
         var output = TimelinePrinter(content: ReplayContent(loaded), adventure: adventure, language: language, json: json,
-                                     topic: "\(bundleID).push-type.liveactivity")
+                                     topic: PushType.liveactivity.topic(bundleID: bundleID))
         output.begin()
         guard pushes else {
             adventure.playToEnd(commands: scheduled) { state, events in output.tick(state, events) }
@@ -103,30 +104,27 @@ struct SimulateCommand: ParsableCommand {
         guard let startedAt = ISO8601DateFormatter().date(from: start) else {
             throw UsageError("cannot read start time '\(start)' (use ISO 8601, e.g. 2026-01-01T00:00:00Z)")
         }
-        let policy = PushPolicy(adventureID: "simulated-\(seed)", adventure: adventure, content: loaded.game,
-                                strings: loaded.strings, startedAt: Int(startedAt.timeIntervalSince1970))
+        let pipeline = try TickPipeline(adventureID: AdventureID("simulated-\(seed)"), setup: setup,
+                                        startedAt: Int(startedAt.timeIntervalSince1970), content: loaded.game,
+                                        strings: loaded.strings, configuration: try PolicyEnvironment.configuration())
         let recipients = party.map {
-            LiveActivityRecipient(activityID: "activity-\($0.player)", player: $0.player, hero: $0.hero,
+            LiveActivityRecipient(activityID: ActivityID("activity-\($0.player)"), player: $0.player, hero: $0.hero,
                                   frequentUpdates: frequentUpdates == .on, language: language)
         }
-        var ledgers: [String: BudgetLedger] = [:]
-        var failure: (any Error)?
-        if pushToStart {
-            let starters = party.map { PushToStartRecipient(player: $0.player, hero: $0.hero, language: language) }
-            output.pushes(try policy.pushesForStart(state: adventure.start(), recipients: starters), tick: 0)
-        }
-        adventure.playToEnd(commands: scheduled) { state, events in
-            output.tick(state, events)
-            guard failure == nil else { return }
-            do {
-                output.pushes(try policy.pushes(after: events, state: state, recipients: recipients, ledgers: &ledgers),
-                              tick: state.tick)
-            } catch {
-                failure = error
+        do {
+            if pushToStart {
+                let starters = party.map { PushToStartRecipient(player: $0.player, hero: $0.hero, language: language) }
+                output.pushes(try pipeline.start(pushToStart: starters).decisions, tick: 0)
             }
+            try pipeline.play(commands: scheduled, recipients: recipients) { outcome in
+                output.tick(outcome.state, outcome.events)
+                output.pushes(outcome.decisions, tick: outcome.state.tick)
+            }
+        } catch {
+            output.flush()
+            throw UsageError("a push could not be built: \(error)")
         }
         output.flush()
-        if let failure { throw UsageError("a push could not be built: \(failure)") }
     }
 }
 

@@ -3,6 +3,7 @@ import Foundation
 import Game
 import PushPolicy
 import Replay
+import Vocabulary
 import Wire
 
 /// Prints an adventure as it is played: readable text, or one JSON object per line
@@ -64,7 +65,7 @@ struct TimelinePrinter {
     mutating func pushes(_ decisions: [PushDecision], tick: Int) {
         for decision in decisions {
             let recipient = switch decision.target {
-            case .liveActivity(let id): id
+            case .liveActivity(let id): id.rawValue
             case .pushToStart(let player): "push-to-start:\(player)"
             }
             let body = String(decoding: decision.body, as: UTF8.self)
@@ -75,10 +76,10 @@ struct TimelinePrinter {
     }
 
     /// The pushes a server decided on, as a saved session keeps them.
-    mutating func savedPushes(_ pushes: [SessionPush], heroes: [String: HeroID]) {
+    mutating func savedPushes(_ pushes: [SessionPush], heroes: [ActivityID: HeroID]) {
         for saved in pushes {
             let recipient = saved.targetKind == "liveActivity" ? saved.targetID : "\(saved.targetKind):\(saved.targetID)"
-            push(PushLine(tick: saved.tick ?? 0, recipient: recipient, hero: heroes[saved.targetID]?.rawValue ?? "?",
+            push(PushLine(tick: saved.tick ?? 0, recipient: recipient, hero: heroes[ActivityID(saved.targetID)]?.rawValue ?? "?",
                           event: saved.event, priority: saved.priority, alert: saved.alert, reason: saved.reason,
                           expiration: saved.expiration, payload: saved.payload, topic: saved.topic, state: saved.state))
         }

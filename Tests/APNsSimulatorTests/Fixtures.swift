@@ -2,6 +2,7 @@ import APNs
 import APNsSimulator
 import Crypto
 import Foundation
+import Vocabulary
 
 /// A team's provider key, and JWTs signed with it in the format of `JWT.es256` in
 /// the APNs module (which is internal there): any header and claims can be signed,
@@ -62,7 +63,7 @@ enum Fixtures {
     static let pushToTalk = #"{"aps":{},"activeSpeaker":"Power Panda"}"#
     static let alert = #"{"aps":{"alert":{"title":"Emoji Rangers","body":"A new adventure awaits"}}}"#
 
-    static func headers(_ pushType: APNsPushType, token: String, priority: String? = nil) -> [(name: String, value: String)] {
+    static func headers(_ pushType: PushType, token: String, priority: String? = nil) -> [(name: String, value: String)] {
         var headers: [(name: String, value: String)] = [
             ("authorization", "bearer \(token)"),
             ("apns-push-type", pushType.rawValue),
@@ -78,7 +79,7 @@ enum Fixtures {
     }
 
     /// A request that passes every check, signed by `provider` at `now`.
-    static func request(_ pushType: APNsPushType, payload: String, token: String? = nil) -> IncomingPushRequest {
+    static func request(_ pushType: PushType, payload: String, token: String? = nil) -> IncomingPushRequest {
         IncomingPushRequest(method: "POST", path: "/3/device/\(deviceToken)",
                             headers: headers(pushType, token: token ?? provider.token(issuedAt: now)), body: Data(payload.utf8))
     }

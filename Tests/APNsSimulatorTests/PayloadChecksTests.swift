@@ -2,11 +2,12 @@ import APNs
 import APNsSimulator
 import Foundation
 import Testing
+import Vocabulary
 
 /// A body and the words its `detail` must contain.
 struct PayloadCase: Sendable, CustomTestStringConvertible {
     var name: String
-    var pushType: APNsPushType = .liveactivity
+    var pushType: PushType = .liveactivity
     var body: String
     var detail: String
 

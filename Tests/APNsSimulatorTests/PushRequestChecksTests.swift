@@ -2,11 +2,12 @@ import APNs
 import APNsSimulator
 import Foundation
 import Testing
+import Vocabulary
 
 /// One wrong request and what APNs answers it with.
 struct RejectionCase: Sendable, CustomTestStringConvertible {
     var name: String
-    var pushType: APNsPushType = .liveactivity
+    var pushType: PushType = .liveactivity
     var payload: String = Fixtures.liveActivityUpdate
     var rules: PushRequestRules = Fixtures.rules
     var change: @Sendable (inout IncomingPushRequest) -> Void
@@ -98,7 +99,7 @@ struct PushRequestChecksTests {
         #expect(rejection.reason.description == testCase.reason)
     }
 
-    static let goodRequests: [(String, APNsPushType, String)] = [
+    static let goodRequests: [(String, PushType, String)] = [
         ("liveactivity start", .liveactivity, Fixtures.liveActivityStart),
         ("liveactivity update", .liveactivity, Fixtures.liveActivityUpdate),
         ("liveactivity end", .liveactivity, Fixtures.liveActivityEnd),
@@ -107,7 +108,7 @@ struct PushRequestChecksTests {
     ]
 
     @Test(arguments: goodRequests)
-    func accepts(_ name: String, pushType: APNsPushType, payload: String) throws {
+    func accepts(_ name: String, pushType: PushType, payload: String) throws {
         var connection = ConnectionTokenState()
         let verdict = PushRequestChecks.verdict(for: Fixtures.request(pushType, payload: payload), rules: Fixtures.rules,
                                                 connection: &connection, now: Fixtures.now)

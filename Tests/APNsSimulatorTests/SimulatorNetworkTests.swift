@@ -4,6 +4,7 @@ import Foundation
 import NIOCore
 import NIOHTTP2
 import Testing
+import Vocabulary
 
 /// A started simulator that trusts `Fixtures.provider`, a connected client, and the
 /// pieces of a valid push signed at the real clock.
@@ -19,7 +20,7 @@ struct LiveSimulator {
         return LiveSimulator(simulator: simulator, client: client)
     }
 
-    func push(_ pushType: APNsPushType = .liveactivity, payload: String = Fixtures.liveActivityUpdate,
+    func push(_ pushType: PushType = .liveactivity, payload: String = Fixtures.liveActivityUpdate,
               token deviceToken: String = Fixtures.deviceToken, extraHeaders: [(String, String)] = [],
               authorization: String? = nil, on client: TestHTTP2Client? = nil) async throws -> TestHTTP2Client.Response {
         var headers = Fixtures.headers(pushType, token: token).map { ($0.name, $0.value) }

@@ -98,3 +98,4 @@ import Testing
 }
 
 import Foundation
+import Vocabulary

@@ -1,6 +1,7 @@
 import Game
 import PushPolicy
 import Testing
+import Vocabulary
 import Wire
 
 /// The budget ledger and the routine spacing, tick by tick with hand-made events.
@@ -9,7 +10,7 @@ import Wire
     struct Driver {
         let policy: PushPolicy
         let recipients: [LiveActivityRecipient]
-        var ledgers: [String: BudgetLedger] = [:]
+        var ledgers: [ActivityID: BudgetLedger] = [:]
         var start: AdventureState
 
         init(configuration: PushPolicyConfiguration, tickInterval: Int, frequentUpdates: Bool) throws {
@@ -21,7 +22,7 @@ import Wire
 
         /// The pushes of tick `tick`, by activity id.
         mutating func tick(_ tick: Int, _ events: [GameEvent], change: (inout AdventureState) -> Void = { _ in })
-            throws -> [String: PushDecision]
+            throws -> [ActivityID: PushDecision]
         {
             var state = start
             state.tick = tick

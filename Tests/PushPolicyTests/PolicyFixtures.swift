@@ -2,6 +2,7 @@ import Catalog
 import Foundation
 import Game
 import PushPolicy
+import Vocabulary
 import Wire
 
 enum PolicyFixtures {
@@ -43,7 +44,7 @@ enum PolicyFixtures {
             content: content)
     }
 
-    static func activityID(_ player: PlayerID) -> String { "activity-\(player.rawValue)" }
+    static func activityID(_ player: PlayerID) -> ActivityID { ActivityID("activity-\(player.rawValue)") }
 
     /// One Live Activity per party member.
     static func recipients(_ party: [PartyMember], frequentUpdates: Bool = true, language: String = "en")
@@ -55,9 +56,13 @@ enum PolicyFixtures {
         }
     }
 
+    static func pipeline(_ adventure: Adventure, configuration: PushPolicyConfiguration = .standard) -> TickPipeline {
+        try! TickPipeline(adventureID: AdventureID("adv-\(adventure.setup.seed)"), setup: adventure.setup,
+                          startedAt: startedAt, content: content, strings: strings, configuration: configuration)
+    }
+
     static func policy(_ adventure: Adventure, configuration: PushPolicyConfiguration = .standard) -> PushPolicy {
-        PushPolicy(configuration: configuration, adventureID: "adv-\(adventure.setup.seed)", adventure: adventure,
-                   content: content, strings: strings, startedAt: startedAt)
+        pipeline(adventure, configuration: configuration).policy
     }
 
     /// The health level the widget should show: health over max health, worked
@@ -95,31 +100,26 @@ struct PolicyRun: Sendable {
     let startState: AdventureState
     let ticks: [Tick]
     let finalState: AdventureState
-    let ledgers: [String: BudgetLedger]
+    let ledgers: [ActivityID: BudgetLedger]
 
     init(_ adventure: Adventure, configuration: PushPolicyConfiguration = .standard,
          recipients: [LiveActivityRecipient]? = nil, pushToStart: [PushToStartRecipient] = [],
          commands: [ScheduledCommand] = []) throws {
         self.adventure = adventure
-        let policy = PolicyFixtures.policy(adventure, configuration: configuration)
-        self.policy = policy
+        let pipeline = PolicyFixtures.pipeline(adventure, configuration: configuration)
+        policy = pipeline.policy
         let recipients = recipients ?? PolicyFixtures.recipients(adventure.setup.party)
         self.recipients = recipients
-        startState = adventure.start()
-        startPushes = try policy.pushesForStart(state: startState, recipients: pushToStart)
-        var ledgers: [String: BudgetLedger] = [:]
+        (startState, startPushes) = try pipeline.start(pushToStart: pushToStart)
+        var ledgers: [ActivityID: BudgetLedger] = [:]
         var ticks: [Tick] = []
-        var failure: (any Error)?
-        finalState = adventure.playToEnd(commands: commands) { state, events in
-            guard failure == nil else { return }
-            do {
-                let decisions = try policy.pushes(after: events, state: state, recipients: recipients, ledgers: &ledgers)
-                ticks.append(Tick(state: state, events: events, decisions: decisions))
-            } catch {
-                failure = error
-            }
+        var finalState = startState
+        try pipeline.play(commands: commands, recipients: recipients) { outcome in
+            ticks.append(Tick(state: outcome.state, events: outcome.events, decisions: outcome.decisions))
+            ledgers = outcome.ledgers
+            finalState = outcome.state
         }
-        if let failure { throw failure }
+        self.finalState = finalState
         self.ticks = ticks
         self.ledgers = ledgers
     }

@@ -3,6 +3,7 @@ import Foundation
 import Game
 import PushPolicy
 import Testing
+import Vocabulary
 import Wire
 
 /// Sixty adventures across every route, party sizes 1…6, both frequent-update

@@ -1,6 +1,7 @@
 import Foundation
 import Game
 import PushPolicy
+import Vocabulary
 import Testing
 import Wire
 
@@ -117,12 +118,12 @@ enum Variants {
     }
 
     func decide(_ events: [GameEvent], _ state: AdventureState, recipients: [LiveActivityRecipient]? = nil) throws
-        -> [String: PushDecision]
+        -> [ActivityID: PushDecision]
     {
-        var ledgers: [String: BudgetLedger] = [:]
+        var ledgers: [ActivityID: BudgetLedger] = [:]
         let decisions = try policy.pushes(after: events, state: state, recipients: recipients ?? self.recipients,
                                           ledgers: &ledgers)
-        var byActivity: [String: PushDecision] = [:]
+        var byActivity: [ActivityID: PushDecision] = [:]
         for decision in decisions {
             guard case .liveActivity(let id) = decision.target else {
                 Issue.record("an update went to \(decision.target)")
@@ -148,7 +149,7 @@ enum Variants {
         #expect(owner.payload.alert?.title == .localized(key: "alert.heroKnockedDown.title", args: ["Egghead"]))
         #expect(owner.payload.alert?.body == .localized(key: "alert.heroKnockedDown.body", args: ["Egghead"]))
 
-        for teammate in ["activity-player-1", "activity-player-3"] {
+        for teammate: ActivityID in ["activity-player-1", "activity-player-3"] {
             let push = try #require(pushes[teammate])
             #expect(push.priority == .low)
             #expect(push.payload.alert == nil)
@@ -271,7 +272,7 @@ enum Variants {
         #expect(owner.payload.alert?.sound == "HeroDown.caf")
         #expect(owner.payload.contentState.latestEvent == EventText(key: "event.heroKnockedDown", args: ["Egghead"]))
 
-        for id in ["activity-player-1", "activity-player-3"] {
+        for id: ActivityID in ["activity-player-1", "activity-player-3"] {
             let push = try #require(pushes[id])
             #expect(push.priority == .low)
             #expect(push.payload.alert == nil)

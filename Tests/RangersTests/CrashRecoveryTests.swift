@@ -3,6 +3,7 @@ import Foundation
 import Game
 import Store
 import Testing
+import Vocabulary
 
 /// `rangers serve` killed with SIGKILL in the middle of an adventure and started
 /// again on the same database: nothing committed is lost, nothing is played twice,

@@ -1,6 +1,7 @@
 import Foundation
 import Store
 import Testing
+import Vocabulary
 
 /// `rangers demo` as a new user runs it: one command, a whole adventure, exit 0.
 @Suite struct DemoCommandTests {

@@ -20,12 +20,12 @@ import Testing
         let (_, store, id) = try await ReplayFixture.recordedAdventure()
         let saved = try SavedSession(try await store.record(of: id), content: try ContentSnapshot(of: ReplayFixture.loaded))
         let activity = try #require(saved.activities.first { $0.hero == "egghead" })
-        let serverPushes = try saved.pushes.decoded().filter { $0.targetID == activity.activityID }
+        let serverPushes = try saved.pushes.decoded().filter { $0.targetID == activity.activityID.rawValue }
         #expect(serverPushes.count > 3)
 
         let speed = 2000.0
         let replay = try PushReplay(saved, content: ReplayFixture.content, hero: "egghead", speed: speed,
-                                    startingAt: Date(), withStart: true)
+                                    startingAt: Date(), withStart: true, policy: .standard)
         // The same decisions the server made for that activity, after one push-to-start.
         #expect(replay.pushes.count == serverPushes.count + 1)
         #expect(replay.pushes.dropFirst().map(\.priority.rawValue) == serverPushes.map(\.priority))
@@ -77,10 +77,10 @@ import Testing
         let (_, store, id) = try await ReplayFixture.recordedAdventure()
         let saved = try SavedSession(try await store.record(of: id), content: try ContentSnapshot(of: ReplayFixture.loaded))
         #expect(throws: PushReplayError.self) {
-            try PushReplay(saved, content: ReplayFixture.content, hero: "cake", speed: 20, startingAt: Date(), withStart: false)
+            try PushReplay(saved, content: ReplayFixture.content, hero: "cake", speed: 20, startingAt: Date(), withStart: false, policy: .standard)
         }
         #expect(throws: PushReplayError.self) {
-            try PushReplay(saved, content: ReplayFixture.content, hero: nil, speed: 0, startingAt: Date(), withStart: false)
+            try PushReplay(saved, content: ReplayFixture.content, hero: nil, speed: 0, startingAt: Date(), withStart: false, policy: .standard)
         }
     }
 }

@@ -5,6 +5,7 @@ import GRDB
 import PushPolicy
 import Replay
 import Store
+import Vocabulary
 
 /// The shipped content, and scratch folders under one per test process, removed
 /// when the process exits.

@@ -5,6 +5,7 @@ import PushPolicy
 import Replay
 import Store
 import Testing
+import Vocabulary
 
 @Suite struct VerificationTests {
     func session(_ store: RangersStore, _ id: AdventureID) async throws -> SavedSession {

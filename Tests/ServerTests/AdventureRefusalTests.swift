@@ -3,6 +3,7 @@ import Game
 import Server
 import Store
 import Testing
+import Vocabulary
 
 /// Route by route for activities, the game master, potions and reads: someone
 /// else's things, unknown ids, values the game cannot play, and what an ended

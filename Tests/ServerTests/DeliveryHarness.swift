@@ -9,6 +9,7 @@ import Server
 import ServiceLifecycle
 import Store
 import Testing
+import Vocabulary
 
 /// A clock the test moves by hand: the API, the ticker and the dispatcher all read
 /// it, so an adventure's ticks come exactly when the test says.
@@ -89,6 +90,20 @@ struct DeliveryHarness: Sendable {
     func shutdown() async {
         await client.shutdown()
         try? await simulator.shutdown()
+    }
+
+    /// Starts a harness, runs `body` with it, and shuts it down before returning,
+    /// whether `body` succeeded or threw: no test leaves a client or simulator behind.
+    static func run<Value>(_ body: (DeliveryHarness) async throws -> Value) async throws -> Value {
+        let harness = try await start()
+        do {
+            let value = try await body(harness)
+            await harness.shutdown()
+            return value
+        } catch {
+            await harness.shutdown()
+            throw error
+        }
     }
 
     /// The HTTP API through Hummingbird's in-process client.

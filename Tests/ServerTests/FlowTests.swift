@@ -3,6 +3,7 @@ import Game
 import Server
 import Store
 import Testing
+import Vocabulary
 
 /// The API from a player's sign-up to a game master's end, checked both in what
 /// it answers and in what the store then holds.

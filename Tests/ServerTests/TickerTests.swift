@@ -5,61 +5,65 @@ import PushPolicy
 import Server
 import Store
 import Testing
+import Vocabulary
 
 @Suite struct TickerTests {
     /// After a stop of twenty ticks, the missed ticks are all played, in order, at
     /// the game times they were due, not now; and two tickers racing over the same
     /// adventure (a slow one overtaken) store each tick once.
     @Test func missedTicksArePlayedInOrderAndOnceEvenByTwoTickers() async throws {
-        let harness = try await DeliveryHarness.start()
-        defer { Task { await harness.shutdown() } }
-        let fixture = try await harness.api { try await Fixture.make($0) }
-        let id = AdventureID(fixture.adventureID)
-        let store = harness.store
-        let before = try await store.adventure(id)
-        let missed = 20
-        harness.clock.advance(by: TimeInterval(missed * before.setup.tickInterval))
+        try await DeliveryHarness.run { harness in
+            let fixture = try await harness.api { try await Fixture.make($0) }
+            let id = AdventureID(fixture.adventureID)
+            let store = harness.store
+            let before = try await store.adventure(id)
+            let missed = 20
+            harness.clock.advance(by: TimeInterval(missed * before.setup.tickInterval))
 
-        let tickers = (0..<2).map { _ in
-            Ticker(store: store, content: harness.resources.content, policy: harness.configuration.pushPolicy,
-                   topic: harness.configuration.liveActivityTopic, settings: Ticker.Settings(batchSize: 1),
-                   now: { harness.clock.now })
-        }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for ticker in tickers {
-                group.addTask {
-                    var passes = 0
-                    while try await ticker.playDueTicks() > 0 || passes < 3 { passes += 1 }
-                }
+            let tickers = (0..<2).map { _ in
+                Ticker(store: store, content: harness.resources.content, policy: harness.configuration.pushPolicy,
+                       bundleID: harness.configuration.bundleID, settings: Ticker.Settings(batchSize: 1),
+                       now: { harness.clock.now })
             }
-            try await group.waitForAll()
-        }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for ticker in tickers {
+                    group.addTask {
+                        var passes = 0
+                        while try await ticker.playDueTicks() > 0 || passes < 3 { passes += 1 }
+                    }
+                }
+                try await group.waitForAll()
+            }
 
-        let after = try await store.adventure(id)
-        let lastTick = after.status == .running ? missed : after.lastTick
-        #expect(after.lastTick == lastTick)
-        if after.status == .running { #expect(after.nextTickAt == after.startedAt + (missed + 1) * after.setup.tickInterval) }
+            // Every missed tick is stored, or every tick up to the end if it came sooner.
+            let adventure = try Adventure(setup: before.setup, content: harness.resources.content.game)
+            let endTick = adventure.playToEnd().tick
+            let lastTick = min(missed, endTick)
+            let after = try await store.adventure(id)
+            #expect(after.lastTick == lastTick)
+            #expect((after.status == .running) == (endTick > missed))
+            if after.status == .running { #expect(after.nextTickAt == after.startedAt + (missed + 1) * after.setup.tickInterval) }
 
-        // The log is the replay's, tick for tick, with nothing twice.
-        let adventure = try Adventure(setup: after.setup, content: harness.resources.content.game)
-        var replayed: [String] = []
-        adventure.playToEnd { state, events in
-            if state.tick <= lastTick { replayed += events.enumerated().map { "\(state.tick).\($0.offset) \($0.element)" } }
-        }
-        let logged = try await store.events(of: id).map { "\($0.tick).\($0.position) \($0.event)" }
-        #expect(logged == replayed)
-        #expect(!logged.isEmpty)
+            // The log is the replay's, tick for tick, with nothing twice.
+            var replayed: [String] = []
+            adventure.playToEnd { state, events in
+                if state.tick <= lastTick { replayed += events.enumerated().map { "\(state.tick).\($0.offset) \($0.element)" } }
+            }
+            let logged = try await store.events(of: id).map { "\($0.tick).\($0.position) \($0.event)" }
+            #expect(logged == replayed)
+            #expect(!logged.isEmpty)
 
-        // At most one push per activity and tick, stamped with the tick's game time.
-        let pushes = try await store.outbox(of: id).filter { ($0.tick ?? 0) > 0 }
-        #expect(!pushes.isEmpty)
-        var seen: Set<String> = []
-        for push in pushes {
-            let tick = try #require(push.tick)
-            #expect(seen.insert("\(push.message.target) \(tick)").inserted, "two pushes for \(push.message.target) at tick \(tick)")
-            let body = try JSONSerialization.jsonObject(with: push.message.payload) as? [String: Any]
-            let aps = try #require(body?["aps"] as? [String: Any])
-            #expect(aps["timestamp"] as? Int == after.startedAt + tick * after.setup.tickInterval)
+            // At most one push per activity and tick, stamped with the tick's game time.
+            let pushes = try await store.outbox(of: id).filter { ($0.tick ?? 0) > 0 }
+            #expect(!pushes.isEmpty)
+            var seen: Set<String> = []
+            for push in pushes {
+                let tick = try #require(push.tick)
+                #expect(seen.insert("\(push.message.target) \(tick)").inserted, "two pushes for \(push.message.target) at tick \(tick)")
+                let body = try JSONSerialization.jsonObject(with: push.message.payload) as? [String: Any]
+                let aps = try #require(body?["aps"] as? [String: Any])
+                #expect(aps["timestamp"] as? Int == after.startedAt + tick * after.setup.tickInterval)
+            }
         }
     }
 }
@@ -69,36 +73,36 @@ extension TickerTests {
     /// of one, it would otherwise be first in line on every pass and no other
     /// adventure would ever tick.
     @Test func anAdventureThatCannotBePlayedDoesNotHoldBackTheOthers() async throws {
-        let harness = try await DeliveryHarness.start()
-        defer { Task { await harness.shutdown() } }
-        let fixture = try await harness.api { try await Fixture.make($0) }
-        let blocked = AdventureID(fixture.adventureID)
-        // A second party without Spouty, started later, so it is due after the first.
-        harness.clock.advance(by: 1)
-        let other = try await harness.api { api in
-            let party = try await api.send(.post, "/v1/parties", key: fixture.outsider.key,
-                                           body: #"{"name": "Cake squad", "hero": "cake"}"#)
-            try #require(party.status == 201, "\(party)")
-            let started = try await api.send(.post, "/v1/gm/adventures", key: TestServer.gameMasterKey, body: """
-                {"partyID": "\(try #require(party.json["id"].string))", "route": "whispering-woods", "tickInterval": 2}
-                """)
-            try #require(started.status == 201, "\(started)")
-            return AdventureID(try #require(started.json["id"].string))
+        try await DeliveryHarness.run { harness in
+            let fixture = try await harness.api { try await Fixture.make($0) }
+            let blocked = AdventureID(fixture.adventureID)
+            // A second party without Spouty, started later, so it is due after the first.
+            harness.clock.advance(by: 1)
+            let other = try await harness.api { api in
+                let party = try await api.send(.post, "/v1/parties", key: fixture.outsider.key,
+                                               body: #"{"name": "Cake squad", "hero": "cake"}"#)
+                try #require(party.status == 201, "\(party)")
+                let started = try await api.send(.post, "/v1/gm/adventures", key: TestServer.gameMasterKey, body: """
+                    {"partyID": "\(try #require(party.json["id"].string))", "route": "whispering-woods", "tickInterval": 2}
+                    """)
+                try #require(started.status == 201, "\(started)")
+                return AdventureID(try #require(started.json["id"].string))
+            }
+            harness.clock.advance(by: 10)
+
+            let content = try contentWithout(hero: "spouty")
+            let ticker = Ticker(store: harness.store, content: content, policy: harness.configuration.pushPolicy,
+                                bundleID: harness.configuration.bundleID,
+                                settings: Ticker.Settings(batchSize: 1, failureRetryDelay: 600), now: { harness.clock.now })
+            for _ in 0..<4 { try await ticker.playDueTicks() }
+
+            #expect(try await harness.store.adventure(other).lastTick > 0, "the playable adventure ticked")
+            let stuck = try await harness.store.adventure(blocked)
+            #expect(stuck.lastTick == 0)
+            #expect(stuck.status == .running)
+            #expect(try #require(stuck.nextTickAt) >= Int(harness.clock.now.timeIntervalSince1970) + 590,
+                    "tried again only after the retry delay")
         }
-        harness.clock.advance(by: 10)
-
-        let content = try contentWithout(hero: "spouty")
-        let ticker = Ticker(store: harness.store, content: content, policy: harness.configuration.pushPolicy,
-                            topic: harness.configuration.liveActivityTopic,
-                            settings: Ticker.Settings(batchSize: 1, failureRetryDelay: 600), now: { harness.clock.now })
-        for _ in 0..<4 { try await ticker.playDueTicks() }
-
-        #expect(try await harness.store.adventure(other).lastTick > 0, "the playable adventure ticked")
-        let stuck = try await harness.store.adventure(blocked)
-        #expect(stuck.lastTick == 0)
-        #expect(stuck.status == .running)
-        #expect(try #require(stuck.nextTickAt) >= Int(harness.clock.now.timeIntervalSince1970) + 590,
-                "tried again only after the retry delay")
     }
 
     /// The ticker keeps each adventure's state and budgets between passes and reads
@@ -107,34 +111,34 @@ extension TickerTests {
     /// with a new ticker on every tick that reads everything from the store; a
     /// potion and a dismissed activity on the way reach both.
     @Test func aTickerHoldingAdventuresDecidesAsOneReadingEverythingFromTheStore() async throws {
-        func play(freshTickerEachTick: Bool) async throws -> (pushes: [String], ledgers: [String: BudgetLedger]) {
-            let harness = try await DeliveryHarness.start()
-            defer { Task { await harness.shutdown() } }
-            let fixture = try await harness.api { try await Fixture.make($0) }
-            let id = AdventureID(fixture.adventureID)
-            let store = harness.store
-            func ticker() -> Ticker {
-                Ticker(store: store, content: harness.resources.content, policy: harness.configuration.pushPolicy,
-                       topic: harness.configuration.liveActivityTopic, now: { harness.clock.now })
-            }
-            let held = ticker()
-            for tick in 1...60 {
-                if tick == 10 {
-                    try await store.enqueueCommand(.usePotion(player: PlayerID(fixture.bao.id), hero: "egghead"), for: id)
+        func play(freshTickerEachTick: Bool) async throws -> (pushes: [String], ledgers: [ActivityID: BudgetLedger]) {
+            return try await DeliveryHarness.run { harness in
+                let fixture = try await harness.api { try await Fixture.make($0) }
+                let id = AdventureID(fixture.adventureID)
+                let store = harness.store
+                func ticker() -> Ticker {
+                    Ticker(store: store, content: harness.resources.content, policy: harness.configuration.pushPolicy,
+                           bundleID: harness.configuration.bundleID, now: { harness.clock.now })
                 }
-                if tick == 20 {
-                    try await store.markActivity(ActivityID(fixture.chae.activityID), .dismissed, by: PlayerID(fixture.chae.id))
+                let held = ticker()
+                for tick in 1...60 {
+                    if tick == 10 {
+                        try await store.enqueueCommand(.usePotion(player: PlayerID(fixture.bao.id), hero: "egghead"), for: id)
+                    }
+                    if tick == 20 {
+                        try await store.markActivity(ActivityID(fixture.chae.activityID), .dismissed, by: PlayerID(fixture.chae.id))
+                    }
+                    harness.clock.advance(by: 2)
+                    let playing = freshTickerEachTick ? ticker() : held
+                    while try await playing.playDueTicks() > 0 {}
+                    if try await store.adventure(id).status != .running { break }
                 }
-                harness.clock.advance(by: 2)
-                let playing = freshTickerEachTick ? ticker() : held
-                while try await playing.playDueTicks() > 0 {}
-                if try await store.adventure(id).status != .running { break }
+                let pushes = try await store.outbox(of: id).filter { ($0.tick ?? 0) > 0 }.map { entry in
+                    "\(entry.tick ?? 0) \(entry.message.target) \(entry.message.priority) \(entry.message.reason) "
+                        + "alert:\(entry.message.hasAlert) end:\(entry.message.isEnd)"
+                }
+                return (pushes, try await store.tickInputs(of: id).ledgers)
             }
-            let pushes = try await store.outbox(of: id).filter { ($0.tick ?? 0) > 0 }.map { entry in
-                "\(entry.tick ?? 0) \(entry.message.target) \(entry.message.priority) \(entry.message.reason) "
-                    + "alert:\(entry.message.hasAlert) end:\(entry.message.isEnd)"
-            }
-            return (pushes, try await store.tickInputs(of: id).ledgers)
         }
         let held = try await play(freshTickerEachTick: false)
         let fresh = try await play(freshTickerEachTick: true)

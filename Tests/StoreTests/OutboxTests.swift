@@ -3,6 +3,7 @@ import Game
 import GRDB
 import Testing
 @testable import Store
+import Vocabulary
 
 @Suite struct OutboxTests {
     /// A running adventure of three with their activities registered.
@@ -104,7 +105,7 @@ import Testing
         try await store.recordTokenInvalid(doomed, status: 410, reason: "Unregistered", since: Date())
 
         #expect(try await store.liveActivity(activities[0]).token == nil)
-        #expect(try await store.recipients(of: adventure.id).map(\.activityID) == activities.dropFirst().map(\.rawValue))
+        #expect(try await store.recipients(of: adventure.id).map(\.activityID) == Array(activities.dropFirst()))
         let rest = try await store.claimOutbox(limit: 10)
         #expect(rest.count == 4)
         #expect(!rest.contains { $0.token == doomed.token || $0.message.target == .liveActivity(activities[0]) })
@@ -169,7 +170,7 @@ import Testing
         try await store.registerPushToStartToken(deviceID: "phone-a", player: trio.players[0].id, token: Tokens.make(40), locale: "ko")
         let devices = try await store.pushToStartDevices(of: trio.roster)
         let start = devices.map { device in
-            OutboxMessage(target: .pushToStart(device.device), pushType: "liveactivity", topic: "t", priority: .high,
+            OutboxMessage(target: .pushToStart(device.device), pushType: .liveactivity, topic: "t", priority: .high,
                           expiration: 0, payload: Data("{}".utf8), reason: "adventure started", hasAlert: true, isEnd: false)
         }
         let adventure = try await trio.startAdventure(outbox: start)

@@ -3,6 +3,7 @@ import Game
 import GRDB
 import Testing
 @testable import Store
+import Vocabulary
 
 @Suite struct PartyTests {
     /// Six players who each picked all six heroes.

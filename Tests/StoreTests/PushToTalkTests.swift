@@ -2,16 +2,17 @@ import Foundation
 import Game
 import Testing
 @testable import Store
+import Vocabulary
 
 @Suite struct PushToTalkTests {
     private func talk(_ member: ChannelMember, _ transmission: Transmission) -> OutboxMessage {
-        OutboxMessage(target: .pushToTalk(member.id), pushType: "pushtotalk", topic: "app.rangers.voip-ptt", priority: .high,
+        OutboxMessage(target: .pushToTalk(member.id), pushType: .pushtotalk, topic: "app.rangers.voip-ptt", priority: .high,
                       expiration: 0, payload: Data(#"{"aps":{},"transmissionID":"\#(transmission.id)"}"#.utf8),
                       reason: "new audio from \(transmission.speaker)", hasAlert: false, isEnd: false)
     }
 
     private func leave(_ member: ChannelMember) -> OutboxMessage {
-        OutboxMessage(target: .pushToTalk(member.id), pushType: "pushtotalk", topic: "app.rangers.voip-ptt", priority: .high,
+        OutboxMessage(target: .pushToTalk(member.id), pushType: .pushtotalk, topic: "app.rangers.voip-ptt", priority: .high,
                       expiration: 0, payload: Data(#"{"aps":{},"leaveChannel":true}"#.utf8), reason: "leave channel",
                       hasAlert: false, isEnd: true)
     }

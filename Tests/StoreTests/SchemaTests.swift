@@ -3,6 +3,7 @@ import Game
 import GRDB
 import Testing
 @testable import Store
+import Vocabulary
 
 @Suite struct SchemaTests {
     @Test func aNewFileGetsEveryMigrationWithWALAndForeignKeys() async throws {

@@ -3,6 +3,7 @@ import Game
 import GRDB
 import PushPolicy
 @testable import Store
+import Vocabulary
 
 /// A real SQLite file in a directory of its own. All of them live under one
 /// folder per test process, removed when the process exits: a test's store may
@@ -116,7 +117,7 @@ enum Tokens {
 /// the tick so a test can tell which one was claimed.
 func update(_ activity: ActivityID, tick: Int = 1, alert: Bool = false, end: Bool = false,
             expiration: Int = 4_000_000_000) -> OutboxMessage {
-    OutboxMessage(target: .liveActivity(activity), pushType: "liveactivity", topic: "app.rangers.push-type.liveactivity",
+    OutboxMessage(target: .liveActivity(activity), pushType: .liveactivity, topic: "app.rangers.push-type.liveactivity",
                   priority: alert ? .high : .low, expiration: expiration,
                   payload: Data(#"{"aps":{"event":"\#(end ? "end" : "update")","timestamp":\#(tick)}}"#.utf8),
                   reason: alert ? "alert" : "routine", hasAlert: alert, isEnd: end)
@@ -132,7 +133,7 @@ extension RangersStore {
     /// ticker does, with `outbox` as the tick's pushes.
     @discardableResult
     func playNextTick(of id: AdventureID, outbox: (StoredAdventure) -> [OutboxMessage] = { _ in [] },
-                      ledgers: [String: BudgetLedger] = [:]) async throws -> StoredAdventure {
+                      ledgers: [ActivityID: BudgetLedger] = [:]) async throws -> StoredAdventure {
         let inputs = try await tickInputs(of: id)
         let game = try Adventure(setup: inputs.adventure.setup, content: ShippedContent.game)
         let (state, events) = game.tick(inputs.adventure.state, commands: inputs.commands.map(\.command))

@@ -4,6 +4,7 @@ import GRDB
 import PushPolicy
 import Testing
 @testable import Store
+import Vocabulary
 
 @Suite struct TickTests {
     /// Everything a tick writes, read raw, to compare before and after a refused one.
@@ -41,7 +42,7 @@ import Testing
         var unsent = BudgetLedger()
         unsent.highPrioritySent = [999]
         let stored = try await store.playNextTick(of: adventure.id, outbox: { _ in [update(activities[0], alert: true)] },
-                                                  ledgers: [activities[0].rawValue: ledger, activities[1].rawValue: unsent])
+                                                  ledgers: [activities[0]: ledger, activities[1]: unsent])
         #expect(stored.lastTick == 1)
         #expect(stored.state.tick == 1)
         #expect(stored.nextTickAt == 1_004)
@@ -57,9 +58,9 @@ import Testing
         #expect(try await store.pendingCommands(for: adventure.id).isEmpty)
         #expect(try await store.outbox(of: adventure.id).map(\.tick) == [1])
         let inputs = try await store.tickInputs(of: adventure.id)
-        #expect(inputs.ledgers[activities[0].rawValue] == ledger)
-        #expect(inputs.ledgers[activities[1].rawValue] == unsent)
-        #expect(inputs.ledgers[activities[2].rawValue] == BudgetLedger())
+        #expect(inputs.ledgers[activities[0]] == ledger)
+        #expect(inputs.ledgers[activities[1]] == unsent)
+        #expect(inputs.ledgers[activities[2]] == BudgetLedger())
     }
 
     @Test func aTickStoredTwiceIsAConflictAndChangesNothing() async throws {
@@ -107,7 +108,7 @@ import Testing
             try await store.recordTick(
                 adventure: adventure.id, tick: 1, state: state, events: events, appliedCommandIDs: inputs.commands.map(\.id),
                 outbox: [update(activities[0]), update(activities[1], expiration: -1)],
-                ledgers: [activities[0].rawValue: ledger])
+                ledgers: [activities[0]: ledger])
         }
         guard case .invalid? = error else { Issue.record("expected .invalid, got \(String(describing: error))"); return }
         #expect(try await footprint(store, adventure.id) == before)
@@ -215,10 +216,10 @@ import Testing
         #expect(unknown.lastTick == 0)
         #expect(unknown.stored == (try await store.adventure(adventure.id)))
         #expect(unknown.commands == [potion])
-        #expect(unknown.activities.map(\.recipient.activityID) == activities.map(\.rawValue))
+        #expect(unknown.activities.map(\.recipient.activityID) == activities)
         #expect(unknown.activities.allSatisfy { $0.ledger == BudgetLedger() })
 
-        let first = activities[0].rawValue
+        let first = activities[0]
         let known = try #require(try await store.dueAdventures(
             at: 1_002, limit: 10, isKnown: { $0 == adventure.id && $1 == 0 }, hasLedger: { $1 == first }).first)
         #expect(known.stored == nil)

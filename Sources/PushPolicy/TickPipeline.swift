@@ -1,0 +1,73 @@
+import Catalog
+import Game
+import Vocabulary
+
+/// The one way from a tick's inputs to what it decides: the game plays the tick,
+/// the push policy decides each Live Activity's push from its events. Made once
+/// per adventure from its setup; the ticker, the recorder, push replay and
+/// `rangers simulate` all go through it, so none of them can decide differently.
+/// Pure: game time comes from the adventure's start and tick interval, never a clock.
+public struct TickPipeline: Sendable {
+    public let adventure: Adventure
+    public let policy: PushPolicy
+
+    public init(adventureID: AdventureID, setup: AdventureSetup, startedAt: Int, content: GameContent,
+                strings: StringCatalog, configuration: PushPolicyConfiguration) throws {
+        adventure = try Adventure(setup: setup, content: content)
+        policy = PushPolicy(configuration: configuration, adventureID: adventureID, adventure: adventure,
+                            content: content, strings: strings, startedAt: startedAt)
+    }
+
+    /// Tick 0: the adventure's first state and a push-to-start for each device.
+    public func start(pushToStart recipients: [PushToStartRecipient]) throws -> (state: AdventureState, decisions: [PushDecision]) {
+        let state = adventure.start()
+        return (state, try policy.pushesForStart(state: state, recipients: recipients))
+    }
+
+    /// Plays the tick after `state` with `commands` applied at its start, then decides
+    /// the push of each activity in `recipients` against `ledgers`.
+    public func tick(_ state: AdventureState, commands: [Command], recipients: [LiveActivityRecipient],
+                     ledgers: [ActivityID: BudgetLedger]) throws -> TickOutcome {
+        let (after, events) = adventure.tick(state, commands: commands)
+        var spent = ledgers
+        let decisions = try policy.pushes(after: events, state: after, recipients: recipients, ledgers: &spent)
+        return TickOutcome(state: after, events: events, decisions: decisions, ledgers: spent, before: ledgers)
+    }
+
+    /// Plays from the start until the adventure ends (or through `lastTick`), each
+    /// command at its tick, deciding every tick's pushes for the same `recipients`;
+    /// `observe` sees each tick's outcome in order.
+    public func play(commands: [ScheduledCommand], recipients: [LiveActivityRecipient], through lastTick: Int = .max,
+                     observe: (TickOutcome) throws -> Void) throws {
+        let byTick = Dictionary(grouping: commands, by: \.tick).mapValues { $0.map(\.command) }
+        var state = adventure.start()
+        var ledgers: [ActivityID: BudgetLedger] = [:]
+        while state.isRunning, state.tick < lastTick {
+            let outcome = try tick(state, commands: byTick[state.tick + 1] ?? [], recipients: recipients, ledgers: ledgers)
+            state = outcome.state
+            ledgers = outcome.ledgers
+            try observe(outcome)
+        }
+    }
+}
+
+/// What one tick decided.
+public struct TickOutcome: Sendable {
+    public var state: AdventureState
+    public var events: [GameEvent]
+    /// At most one per activity, in the order of the recipients.
+    public var decisions: [PushDecision]
+    /// Every activity's budget after the tick.
+    public var ledgers: [ActivityID: BudgetLedger]
+    /// Only the budgets this tick changed: what needs writing back.
+    public var spentLedgers: [ActivityID: BudgetLedger]
+
+    init(state: AdventureState, events: [GameEvent], decisions: [PushDecision], ledgers: [ActivityID: BudgetLedger],
+         before: [ActivityID: BudgetLedger]) {
+        self.state = state
+        self.events = events
+        self.decisions = decisions
+        self.ledgers = ledgers
+        spentLedgers = ledgers.filter { before[$0.key] != $0.value }
+    }
+}

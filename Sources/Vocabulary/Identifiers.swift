@@ -1,0 +1,64 @@
+import Foundation
+
+// The ids every module above this one passes around. Content ids (heroes,
+// bosses, routes) belong to the game and live in `Game`.
+
+public struct PlayerID: StringIdentifier {
+    public let rawValue: String
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+}
+
+public struct PartyID: StringIdentifier {
+    public let rawValue: String
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+    public static func random() -> PartyID { PartyID(UUID().uuidString.lowercased()) }
+}
+
+public struct AdventureID: StringIdentifier {
+    public let rawValue: String
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+    /// A caller makes the id before storing: the start pushes already carry it.
+    public static func random() -> AdventureID { AdventureID(UUID().uuidString.lowercased()) }
+}
+
+/// The id the app's ActivityKit gave a Live Activity.
+public struct ActivityID: StringIdentifier {
+    public let rawValue: String
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+}
+
+/// The app's own id for the device it runs on.
+public struct DeviceID: StringIdentifier {
+    public let rawValue: String
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+}
+
+/// A party's Push To Talk channel: a stable UUID the app hands to the system.
+public struct ChannelID: StringIdentifier {
+    public let rawValue: String
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+}
+
+/// One player's place in a Push To Talk channel; pushes to talk target it.
+public struct ChannelMemberID: StringIdentifier {
+    public let rawValue: String
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+}
+
+public struct TransmissionID: StringIdentifier {
+    public let rawValue: String
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+    public static func random() -> TransmissionID { TransmissionID(UUID().uuidString.lowercased()) }
+}
+
+/// A queued or applied command: its position in the order commands arrived.
+public struct CommandID: SequenceIdentifier {
+    public let rawValue: Int64
+    public init(_ rawValue: Int64) { self.rawValue = rawValue }
+}
+
+/// One push in the outbox, from the policy's decision to APNs' answer.
+public struct OutboxID: SequenceIdentifier {
+    public let rawValue: Int64
+    public init(_ rawValue: Int64) { self.rawValue = rawValue }
+}

@@ -1,0 +1,52 @@
+/// `apns-push-type`: what a push is, which decides its topic suffix and size limit.
+/// One enum from the policy's decision through the outbox to the APNs request.
+public enum PushType: String, Sendable, CaseIterable, Codable {
+    case alert
+    case background
+    case liveactivity
+    case pushtotalk
+    case voip
+    case location
+    case complication
+    case fileprovider
+    case mdm
+
+    /// What `apns-topic` must end with, after the bundle id.
+    public var topicSuffix: String {
+        switch self {
+        case .liveactivity: ".push-type.liveactivity"
+        case .pushtotalk: ".voip-ptt"
+        case .voip: ".voip"
+        case .location: ".location-query"
+        case .complication: ".complication"
+        case .fileprovider: ".pushkit.fileprovider"
+        case .alert, .background, .mdm: ""
+        }
+    }
+
+    /// Largest body APNs accepts, in bytes: 5 KB for VoIP (Push To Talk is VoIP), 4 KB otherwise.
+    public var payloadLimit: Int {
+        switch self {
+        case .voip, .pushtotalk: 5120
+        default: 4096
+        }
+    }
+
+    public func topic(bundleID: String) -> String { bundleID + topicSuffix }
+}
+
+/// `apns-priority` of the pushes the game decides.
+public enum Priority: Int, Codable, Sendable, Comparable, CustomStringConvertible {
+    /// Delivered opportunistically; no budget.
+    case low = 5
+    /// Delivered at once; counts against the app's hourly budget.
+    case high = 10
+
+    public static func < (lhs: Priority, rhs: Priority) -> Bool { lhs.rawValue < rhs.rawValue }
+    public var description: String { String(rawValue) }
+}
+
+/// Apple's Emoji Rangers sample app, whose bundle id is every command's default.
+public enum SampleApp {
+    public static let bundleID = "com.example.apple-samplecode.Emoji-Rangers"
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+import Vocabulary
+
+@Suite struct PushTokenTests {
+    @Test func aTokenMustBeHexOfASaneLength() throws {
+        #expect(try PushToken(hex: "ABCDEF0123456789ABCDEF0123456789").hex == "abcdef0123456789abcdef0123456789")
+        for bad in ["", "abc", "zz" + String(repeating: "0", count: 62), String(repeating: "a", count: 65),
+                    String(repeating: "ab", count: 257), "0x" + String(repeating: "0", count: 62), "é" + String(repeating: "0", count: 63)] {
+            #expect(throws: InvalidPushToken.self, "\(bad.prefix(20))…") { try PushToken(hex: bad) }
+            #expect(!PushToken.isWellFormed(bad))
+        }
+    }
+
+    @Test func wellFormedTokensTakeEitherCaseAtEveryAllowedLength() {
+        #expect(PushToken.isWellFormed(String(repeating: "aB", count: 8)))
+        #expect(PushToken.isWellFormed(String(repeating: "0f", count: 256)))
+        #expect(!PushToken.isWellFormed(String(repeating: "0f", count: 7)))
+        #expect(!PushToken.isWellFormed(String(repeating: "0f", count: 257)))
+    }
+}
+
+@Suite struct EncodingTests {
+    @Test func base64URLRoundTripsWithoutPaddingOrUnsafeCharacters() {
+        for length in 0..<40 {
+            let bytes = Data((0..<length).map { UInt8(truncatingIfNeeded: $0 * 37 + 251) })
+            let encoded = Base64URL.encode(bytes)
+            #expect(!encoded.contains("=") && !encoded.contains("+") && !encoded.contains("/"))
+            if length > 0 { #expect(Base64URL.decode(encoded) == bytes) }
+        }
+        #expect(Base64URL.encode(Data([0xfb, 0xff])) == "-_8")
+    }
+
+    @Test func base64URLRefusesPaddingEmptinessAndForeignCharacters() {
+        #expect(Base64URL.decode("") == nil)
+        #expect(Base64URL.decode("-_8=") == nil)
+        #expect(Base64URL.decode("a*b") == nil)
+    }
+
+    @Test func constantTimeComparisonIsExact() {
+        let secret = Array("a-secret-of-some-length".utf8)
+        #expect(constantTimeEqual(expected: secret, given: secret))
+        #expect(!constantTimeEqual(expected: secret, given: secret.dropLast()))
+        #expect(!constantTimeEqual(expected: secret, given: secret + [0]))
+        var flipped = secret
+        flipped[flipped.count - 1] ^= 1
+        #expect(!constantTimeEqual(expected: secret, given: flipped))
+        // Lengths that differ by a multiple of 256 are still told apart.
+        #expect(!constantTimeEqual(expected: [UInt8](), given: [UInt8](repeating: 0, count: 256)))
+        #expect(!constantTimeEqual(expected: [UInt8](repeating: 7, count: 256), given: [UInt8]()))
+    }
+}
+
+@Suite struct PushTypeTests {
+    @Test func topicsEndWithTheSuffixOfTheirPushType() {
+        #expect(PushType.liveactivity.topic(bundleID: SampleApp.bundleID) == SampleApp.bundleID + ".push-type.liveactivity")
+        #expect(PushType.pushtotalk.topic(bundleID: "a.b") == "a.b.voip-ptt")
+        #expect(PushType.alert.topic(bundleID: "a.b") == "a.b")
+        #expect(PushType.pushtotalk.payloadLimit == 5120 && PushType.liveactivity.payloadLimit == 4096)
+    }
+
+    @Test func identifiersEncodeAsTheirPlainValues() throws {
+        let encoded = try JSONEncoder().encode([AdventureID("a-1")])
+        #expect(String(decoding: encoded, as: UTF8.self) == #"["a-1"]"#)
+        let ids = try JSONDecoder().decode([OutboxID].self, from: Data("[3,1]".utf8))
+        #expect(ids.sorted() == [OutboxID(1), OutboxID(3)])
+    }
+
+    @Test func inviteCodesAcceptWhatPeopleType() {
+        #expect(InviteCode(typed: "abcd-efgh")?.rawValue == "ABCDEFGH")
+        #expect(InviteCode(typed: "ABCD EFG0") == nil, "0 is left out of the alphabet")
+        #expect(InviteCode.random().rawValue.count == InviteCode.length)
+    }
+}
