@@ -68,20 +68,33 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // SQLite through GRDB: schema migrations, records, intention-named operations, the outbox.
+        // The storage seam: what the server stores and reads, as protocols grouped by
+        // job, the values that cross it, and `StoreError`. No engine type.
         .target(
             name: "Store",
             dependencies: [
                 "Vocabulary", "Game", "PushPolicy",
-                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // The SQLite engine through GRDB: schema migrations, records, the operations
+        // and the invariants each holds in its one write transaction.
+        .target(
+            name: "StoreSQLite",
+            dependencies: [
+                "Vocabulary", "Game", "PushPolicy", "Store",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // Store operations that only tests need, written over the seam so that they
+        // work with every engine.
+        .target(name: "StoreTestSupport", dependencies: ["Vocabulary", "Game", "PushPolicy", "Store"],
+                path: "Tests/StoreTestSupport"),
         // HTTP routes, auth, the Ticker and Dispatcher services, configuration, wiring.
         .target(
             name: "Server",
             dependencies: [
-                "Vocabulary", "Game", "Catalog", "Wire", "PushPolicy", "APNs", "Store",
+                "Vocabulary", "Game", "Catalog", "Wire", "PushPolicy", "APNs", "Store", "StoreSQLite",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -102,6 +115,7 @@ let package = Package(
             name: "rangers",
             dependencies: [
                 "Vocabulary", "Game", "Catalog", "Wire", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Server", "Replay", "Store",
+                "StoreSQLite",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -127,7 +141,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "ReplayBench",
-            dependencies: ["Vocabulary", "Replay", "Game", "Catalog", "Store"],
+            dependencies: ["Vocabulary", "Replay", "Game", "Catalog", "PushPolicy", "Store", "StoreSQLite"],
             path: "Benchmarks/ReplayBench"
         ),
         .testTarget(name: "VocabularyTests", dependencies: ["Vocabulary"]),
@@ -151,11 +165,18 @@ let package = Package(
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
             ]
         ),
-        .testTarget(name: "StoreTests", dependencies: ["Vocabulary", "Store"]),
+        .testTarget(
+            name: "StoreSQLiteTests",
+            dependencies: [
+                "Vocabulary", "Game", "PushPolicy", "Store", "StoreSQLite", "StoreTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Vocabulary", "Game", "Catalog", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Store", "Server", "Replay",
+                "Vocabulary", "Game", "Catalog", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Store", "StoreSQLite",
+                "StoreTestSupport", "Server", "Replay",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -166,14 +187,15 @@ let package = Package(
         .testTarget(
             name: "RangersTests",
             dependencies: [
-                "rangers", "Vocabulary", "Replay", "Store", "Catalog", "PushPolicy", "Game",
+                "rangers", "Vocabulary", "Replay", "Store", "StoreSQLite", "StoreTestSupport", "Catalog", "PushPolicy", "Game",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(
             name: "ReplayTests",
             dependencies: [
-                "Vocabulary", "Replay", "Game", "Catalog", "Store", "PushPolicy", "Wire", "APNs", "APNsCurl", "APNsSimulator",
+                "Vocabulary", "Replay", "Game", "Catalog", "Store", "StoreSQLite", "StoreTestSupport", "PushPolicy", "Wire", "APNs",
+                "APNsCurl", "APNsSimulator",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -14,6 +14,7 @@ import Game
 import PushPolicy
 import Replay
 import Store
+import StoreSQLite
 import Vocabulary
 
 let arguments = CommandLine.arguments
@@ -59,7 +60,7 @@ do {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replay-bench-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
-    let store = try RangersStore(path: directory.appendingPathComponent("rangers.sqlite").path)
+    let store = try SQLiteStore(path: directory.appendingPathComponent("rangers.sqlite").path)
 
     let heroes: [HeroID] = ["power-panda", "egghead", "spouty"]
     let setup = AdventureSetup(route: content.game.routes[0].id,

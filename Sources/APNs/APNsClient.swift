@@ -47,9 +47,17 @@ public struct APNsDelivery: Sendable {
     public var attempts: Int
 }
 
+/// What sends a push and says what became of it. `APNsClient` is the one that
+/// reaches APNs; a test may record pushes instead.
+public protocol PushSender: Sendable {
+    /// Throws only `APNsRequestError` (before sending) or `CancellationError`;
+    /// everything APNs or the network says is in the delivery.
+    func send(_ request: APNsRequest) async throws -> APNsDelivery
+}
+
 /// Sends pushes to APNs over any `APNsTransport`: builds the headers, signs with a
 /// cached provider token, classifies every answer, retries what may succeed later.
-public final class APNsClient: Sendable {
+public final class APNsClient: PushSender {
     public let environment: APNsEnvironment
     private let transport: any APNsTransport
     private let tokens: ProviderTokenCache

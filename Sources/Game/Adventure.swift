@@ -25,9 +25,7 @@ public struct Adventure: Sendable {
     }
 
     public init(setup: AdventureSetup, content: GameContent) throws(AdventureSetupError) {
-        guard AdventureSetup.partySizes.contains(setup.party.count) else {
-            throw .partySize(setup.party.count)
-        }
+        try setup.checkShape()
         var seen = Set<HeroID>()
         var heroes: [HeroDefinition] = []
         for member in setup.party {
@@ -41,12 +39,6 @@ public struct Adventure: Sendable {
         for id in route.bosses {
             guard let boss = content.boss(id) else { throw .unknownBoss(id, route: route.id) }
             bosses.append(boss)
-        }
-        guard AdventureSetup.tickIntervals.contains(setup.tickInterval) else {
-            throw .tickInterval(setup.tickInterval)
-        }
-        guard setup.timeLimit >= setup.tickInterval, setup.timeLimit <= AdventureSetup.longestTimeLimit else {
-            throw .timeLimit(setup.timeLimit, tickInterval: setup.tickInterval)
         }
 
         self.setup = setup

@@ -35,6 +35,16 @@ public struct AdventureSetup: Hashable, Codable, Sendable {
 
     /// The last tick the adventure can reach before its time limit ends it.
     public var lastTick: Int { timeLimit / tickInterval }
+
+    /// The checks that need no content: the party's size and the adventure's times.
+    /// `Adventure.init` makes them, and the store again before it keeps a setup.
+    public func checkShape() throws(AdventureSetupError) {
+        guard Self.partySizes.contains(party.count) else { throw .partySize(party.count) }
+        guard Self.tickIntervals.contains(tickInterval) else { throw .tickInterval(tickInterval) }
+        guard timeLimit >= tickInterval, timeLimit <= Self.longestTimeLimit else {
+            throw .timeLimit(timeLimit, tickInterval: tickInterval)
+        }
+    }
 }
 
 public enum AdventureSetupError: Error, Hashable, CustomStringConvertible {

@@ -10,14 +10,14 @@ import Wire
 /// commands and push decisions), without a server or a clock: for the replay's
 /// tests and benchmark, which need saved adventures of any length quickly.
 public struct AdventureRecorder: Sendable {
-    public var store: RangersStore
+    public var store: any RangersStore
     public var content: ReplayContent
     public var bundleID = SampleApp.bundleID
     public var policy = PushPolicyConfiguration.standard
     /// Ticks stored per write, as the ticker batches them.
     public var ticksPerWrite = 500
 
-    public init(store: RangersStore, content: ReplayContent) {
+    public init(store: any RangersStore, content: ReplayContent) {
         self.store = store
         self.content = content
     }

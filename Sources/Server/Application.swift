@@ -5,12 +5,13 @@ import PushPolicy
 import Prometheus
 import ServiceLifecycle
 import Store
+import StoreSQLite
 import Vocabulary
 
 /// What the HTTP API shares with the server's other parts (the ticker and the
 /// dispatcher use the same store, content and registry): opened once per process.
 public struct ServerResources: Sendable {
-    public let store: RangersStore
+    public let store: any RangersStore
     public let content: LoadedContent
     /// Where `/metrics` reads from. Passed in rather than bootstrapped globally, so
     /// each application (and each test) has its own.
@@ -23,7 +24,7 @@ public struct ServerResources: Sendable {
     /// Whether pushes reach APNs: the dispatcher tells, the channel API reports.
     public let deliveryHealth: DeliveryHealth
 
-    public init(store: RangersStore, content: LoadedContent, metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
+    public init(store: any RangersStore, content: LoadedContent, metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
                 now: @escaping @Sendable () -> Date = Date.init) {
         self.store = store
         self.content = content
@@ -49,9 +50,9 @@ public struct ServerResources: Sendable {
                 setting: "contentDirectory",
                 message: "'\(configuration.contentDirectory.path)' fails the content check with \(error.problems.count) problem(s)\(first); run `rangers content check`")])
         }
-        let store: RangersStore
+        let store: any RangersStore
         do {
-            store = try RangersStore(path: configuration.databasePath)
+            store = try SQLiteStore(path: configuration.databasePath)
         } catch {
             throw InvalidConfiguration(problems: [ConfigurationProblem(
                 setting: "databasePath", message: "cannot open '\(configuration.databasePath)': \(error)")])
@@ -100,7 +101,7 @@ public func buildRouter(_ configuration: ServerConfiguration, resources: ServerR
 /// request changes nothing.
 struct RangersAPI: Sendable {
     let configuration: ServerConfiguration
-    let store: RangersStore
+    let store: any RangersStore
     let content: LoadedContent
     let metrics: PrometheusCollectorRegistry
     let now: @Sendable () -> Date

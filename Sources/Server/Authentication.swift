@@ -14,7 +14,7 @@ enum Caller: Sendable {
 /// Bearer keys: a player's (`rk_…`, checked against the stored hash) or the
 /// game master's (from the configuration). Refusals never repeat the key.
 struct Authenticator: Sendable {
-    let store: RangersStore
+    let store: any RangersStore
     let gameMasterKey: String
 
     func player(_ request: Request) async throws -> Player {

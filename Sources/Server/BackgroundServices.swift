@@ -10,7 +10,7 @@ import ServiceLifecycle
 /// the HTTP server, then the ticker, and only then the dispatcher, which drains
 /// the outbox, now that nothing adds to it.
 public func backgroundServices(
-    _ configuration: ServerConfiguration, resources: ServerResources, apns: APNsClient,
+    _ configuration: ServerConfiguration, resources: ServerResources, apns: any PushSender,
     ticker: Ticker.Settings = Ticker.Settings(), dispatcher: Dispatcher.Settings = Dispatcher.Settings()
 ) -> [any Service] {
     [

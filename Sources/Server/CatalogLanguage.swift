@@ -1,4 +1,5 @@
 import Catalog
+import Store
 
 /// The string-catalog language for the locale an app reports (`Locale.current`
 /// as a BCP 47 tag: "vi-VN", "ko", "zh-Hans-CN", "en-US", or with underscores).
@@ -6,8 +7,7 @@ import Catalog
 /// which every key has.
 enum CatalogLanguage {
     static let fallback = "en"
-    /// Longer is not a locale; the store refuses it too.
-    static let longestLocale = 35
+    static let longestLocale = StoredValueLimits.longestLocale
 
     /// Nil when `locale` is not shaped like a language tag at all.
     static func forLocale(_ locale: String) -> String? {

@@ -48,12 +48,12 @@ public final class DeliveryHealth: @unchecked Sendable {
 /// Deletes recorded messages' audio once it is older than the retention, keeping
 /// the record that they were sent.
 public struct AudioRetention: Service {
-    private let store: RangersStore
+    private let store: any RangersStore
     private let retention: Duration
     private let now: @Sendable () -> Date
     private let logger = Logger(label: "rangers.audio-retention")
 
-    public init(store: RangersStore, retention: Duration, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(store: any RangersStore, retention: Duration, now: @escaping @Sendable () -> Date = Date.init) {
         self.store = store
         self.retention = retention
         self.now = now

@@ -45,15 +45,15 @@ public struct Dispatcher: Service {
         }
     }
 
-    private let store: RangersStore
-    private let client: APNsClient
+    private let store: any RangersStore
+    private let client: any PushSender
     private let settings: Settings
     private let now: @Sendable () -> Date
     private let logger: Logger
     private let metrics: any MetricsFactory
     private let health: DeliveryHealth
 
-    public init(store: RangersStore, client: APNsClient, settings: Settings = Settings(),
+    public init(store: any RangersStore, client: any PushSender, settings: Settings = Settings(),
                 now: @escaping @Sendable () -> Date = Date.init, logger: Logger = Logger(label: "rangers.dispatcher"),
                 metrics: any MetricsFactory = MetricsSystem.factory, health: DeliveryHealth = DeliveryHealth()) {
         self.store = store

@@ -2,6 +2,7 @@ import Foundation
 import Game
 import Hummingbird
 import Prometheus
+import PushPolicy
 import Store
 import Vocabulary
 import Wire
@@ -60,10 +61,6 @@ extension RangersAPI {
         guard !audio.isEmpty else { throw APIError.invalid("the body must be the recorded audio") }
 
         let channel = try await store.channel(of: party.id, at: now())
-        guard channel.closedAt == nil else { throw APIError(.conflict, "channelClosed", "the party's channel is closed") }
-        guard try await store.channelMembers(of: channel.id).contains(where: { $0.player == player.id }) else {
-            throw APIError(.conflict, "notInChannel", "join the party's channel before talking in it")
-        }
         let hero = try await store.membership(of: player.id, in: party.id)?.hero
         let definition = hero.flatMap { content.game.hero($0) }
         let speaker = PushToTalkPayload.ActiveSpeaker(playerID: player.id.rawValue, playerName: player.name,
@@ -71,10 +68,20 @@ extension RangersAPI {
                                                       avatar: definition?.avatar ?? "")
         let new = NewTransmission(channel: channel.id, speaker: player.id, contentType: contentType,
                                   durationMilliseconds: duration, audio: audio)
-        let announcement = try OutboxMessage.announcement(of: new.id, in: channel.id, by: speaker)
-        let topic = configuration.pushToTalkTopic
-        let transmission = try await store.recordTransmission(new, at: now()) { listener, _ in
-            OutboxMessage.transmission(announcement, by: player.name, to: listener.id, topic: topic)
+        let announcement = try WalkieTalkiePolicy.announcement(of: new.id, in: channel.id, by: speaker)
+        let bundleID = configuration.bundleID
+        let transmission: Transmission
+        do {
+            transmission = try await store.recordTransmission(new, at: now()) { listener, _ in
+                OutboxMessage(announcement, to: listener.id, bundleID: bundleID)
+            }
+        } catch let refusal as WalkieTalkiePolicy.Refusal {
+            let code = switch refusal {
+            case .channelClosed: "channelClosed"
+            case .notListening: "notInChannel"
+            case .someoneElseIsSpeaking: "conflict"
+            }
+            throw APIError(.conflict, code, refusal.description)
         }
         metrics.makeCounter(descriptor: Self.transmissions, labels: [("content_type", contentType)]).increment()
         return try JSONCoding.response(TransmissionView(transmission), status: .created)
@@ -101,9 +108,9 @@ extension RangersAPI {
         try auth.gameMaster(request)
         let party = try await store.party(PartyID(id))
         let channel = try await store.channel(of: party.id, at: now())
-        let topic = configuration.pushToTalkTopic
+        let bundleID = configuration.bundleID
         try await store.closeChannel(channel.id, at: now()) { member in
-            OutboxMessage.leaveChannel(member, topic: topic, reason: "the game master closed the channel")
+            OutboxMessage.leaveChannel(member, bundleID: bundleID, reason: "the game master closed the channel")
         }
         // Read again: closing set its closedAt.
         let closed = try await store.channel(of: party.id, at: now())

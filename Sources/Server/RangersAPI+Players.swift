@@ -61,9 +61,9 @@ extension RangersAPI {
     func leaveParty(_ request: Request, id: String) async throws -> Response {
         let player = try await auth.player(request)
         let party = try await memberParty(PartyID(id), player: player)
-        let topic = configuration.pushToTalkTopic
+        let bundleID = configuration.bundleID
         try await store.leaveParty(party.id, player: player.id, at: now()) { member in
-            OutboxMessage.leaveChannel(member, topic: topic, reason: "the player left the party")
+            OutboxMessage.leaveChannel(member, bundleID: bundleID, reason: "the player left the party")
         }
         return Response(status: .noContent)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import PushPolicy
 import Store
+import StoreSQLite
 import Vocabulary
 
 /// What the HTTP API needs to start. Plain values, so `rangers serve` can fill it
@@ -30,7 +31,7 @@ public struct ServerConfiguration: Sendable {
 
     public init(
         gameMasterKey: String,
-        databasePath: String = RangersStore.defaultPath,
+        databasePath: String = SQLiteStore.defaultPath,
         host: String = "127.0.0.1",
         port: Int = 8080,
         contentDirectory: URL = URL(fileURLWithPath: "Content", isDirectory: true),

@@ -42,7 +42,7 @@ public struct Ticker: Service {
         }
     }
 
-    private let store: RangersStore
+    private let store: any RangersStore
     private let content: LoadedContent
     private let policy: PushPolicyConfiguration
     /// The app's bundle id: the pushes' topics derive from it.
@@ -55,7 +55,7 @@ public struct Ticker: Service {
     private let metrics: any MetricsFactory
     private let running = RunningAdventures()
 
-    public init(store: RangersStore, content: LoadedContent, policy: PushPolicyConfiguration, bundleID: String,
+    public init(store: any RangersStore, content: LoadedContent, policy: PushPolicyConfiguration, bundleID: String,
                 leaveChannelPushes: Bool = true, settings: Settings = Settings(), now: @escaping @Sendable () -> Date = Date.init,
                 logger: Logger = Logger(label: "rangers.ticker"), metrics: any MetricsFactory = MetricsSystem.factory) {
         self.store = store
@@ -230,8 +230,8 @@ public struct Ticker: Service {
         }
         var leaveChannelPush: (@Sendable (ChannelMember) -> OutboxMessage?)?
         if !outcome.state.isRunning, leaveChannelPushes {
-            let topic = PushType.pushtotalk.topic(bundleID: bundleID)
-            leaveChannelPush = { OutboxMessage.leaveChannel($0, topic: topic, reason: "the adventure ended") }
+            let bundleID = bundleID
+            leaveChannelPush = { OutboxMessage.leaveChannel($0, bundleID: bundleID, reason: "the adventure ended") }
         }
         // Only the budgets this tick spent are written back.
         return TickRecord(adventure: id, tick: outcome.state.tick, state: outcome.state, events: outcome.events,

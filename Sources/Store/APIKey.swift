@@ -6,23 +6,22 @@ import Vocabulary
 /// only its SHA-256 is stored, so a copy of the database lets no one act as a player.
 /// A plain hash (no salt, no slow KDF) is enough because the key is 256 random
 /// bits, not a password someone could guess.
-enum APIKey {
-    static let prefix = "rk_"
+public enum APIKey {
+    public static let prefix = "rk_"
     /// 32 bytes in base64url without padding.
-    static let encodedLength = 43
+    public static let encodedLength = 43
 
-    static func generate() -> String {
+    public static func generate() -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         return prefix + Base64URL.encode(bytes)
     }
 
     /// Nil for anything that cannot be a key, so a malformed header costs no query.
-    static func hash(ofPresented key: String) -> Data? {
+    public static func hash(ofPresented key: String) -> Data? {
         guard key.hasPrefix(prefix), key.utf8.count == prefix.utf8.count + encodedLength else { return nil }
         return hash(key)
     }
 
-    static func hash(_ key: String) -> Data { Data(SHA256.hash(data: Data(key.utf8))) }
-
+    public static func hash(_ key: String) -> Data { Data(SHA256.hash(data: Data(key.utf8))) }
 }

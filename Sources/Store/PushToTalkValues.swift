@@ -8,6 +8,13 @@ public struct Channel: Hashable, Sendable, Codable {
     public var createdAt: Date
     /// Set when a game master closed it; no one joins a closed channel.
     public var closedAt: Date?
+
+    public init(id: ChannelID, party: PartyID, createdAt: Date, closedAt: Date? = nil) {
+        self.id = id
+        self.party = party
+        self.createdAt = createdAt
+        self.closedAt = closedAt
+    }
 }
 
 public enum ChannelMemberStatus: String, Hashable, Sendable, Codable {
@@ -26,6 +33,15 @@ public struct ChannelMember: Hashable, Sendable {
     /// The ephemeral token the system gave the app for this channel; nil once left or invalid.
     public var token: PushToken?
     public var joinedAt: Date
+
+    public init(id: ChannelMemberID, channel: ChannelID, player: PlayerID, status: ChannelMemberStatus, token: PushToken? = nil, joinedAt: Date) {
+        self.id = id
+        self.channel = channel
+        self.player = player
+        self.status = status
+        self.token = token
+        self.joinedAt = joinedAt
+    }
 }
 
 /// A recorded message as uploaded, before it is stored.
@@ -62,4 +78,17 @@ public struct Transmission: Hashable, Sendable {
     public var speakingUntil: Date
     /// Nil once the retention period removed it.
     public var audio: Data?
+
+    public init(id: TransmissionID, channel: ChannelID, speaker: PlayerID, hero: HeroID, contentType: String, durationMilliseconds: Int, byteCount: Int, createdAt: Date, speakingUntil: Date, audio: Data? = nil) {
+        self.id = id
+        self.channel = channel
+        self.speaker = speaker
+        self.hero = hero
+        self.contentType = contentType
+        self.durationMilliseconds = durationMilliseconds
+        self.byteCount = byteCount
+        self.createdAt = createdAt
+        self.speakingUntil = speakingUntil
+        self.audio = audio
+    }
 }

@@ -1,105 +1,225 @@
 import Foundation
-import GRDB
+import Game
+import PushPolicy
+import Vocabulary
 
-/// The server's one database object: a `DatabasePool` (WAL, so readers never wait
-/// for the writer and always see a committed snapshot) over one SQLite file.
-///
-/// Every operation is one transaction: an invariant that spans rows (a party of
-/// at most six, one running adventure per party, one valid token per activity, a
-/// tick stored once) is checked and written inside the same write, and SQLite runs
-/// one write at a time, so no check can be overtaken between reading and writing.
-public final class RangersStore: Sendable {
-    public static let defaultPath = "./rangers.sqlite"
+// The storage seam. Everything above it (the API, the ticker, the dispatcher,
+// replay, the command line) speaks to these protocols; each storage engine
+// (`StoreSQLite`, one writer; a PostgreSQL engine, many) implements them.
+//
+// Each operation is atomic: it happens whole or not at all, and a refusal
+// (`StoreError`) leaves everything stored as it was. Where an operation checks
+// an invariant that spans rows, the doc says which; an engine must hold it
+// against concurrent callers (other tasks, other processes), not only in order.
+// No engine type crosses the seam.
 
-    let pool: DatabasePool
-    public let path: String
-
-    /// Opens (or creates) the file and brings its schema up to date.
-    public init(path: String = RangersStore.defaultPath) throws {
-        var configuration = Configuration()
-        configuration.foreignKeysEnabled = true
-        // Writes from this process are queued by the pool; another process on the
-        // same file (a `rangers replay --db` beside the server) may still hold the
-        // lock for a moment: wait for it rather than fail.
-        configuration.busyMode = .timeout(5)
-        configuration.label = "RangersStore"
-        configuration.prepareDatabase { db in
-            guard !db.configuration.readonly else { return }
-            // Under load the ticker rewrites the same pages (each adventure's latest
-            // events, its row, its activities' budgets) every second. Checkpointing
-            // every 4 MiB of WAL (SQLite's default) wrote those pages to the file and
-            // waited for the disk several times a second, and the ticker waited with
-            // it; a longer WAL writes each page once per checkpoint. The file is cut
-            // back after a checkpoint, and a larger cache keeps those pages at hand.
-            // Each tick of a batch has its own savepoint; the pages a savepoint would
-            // roll back to are kept in memory, not written to a temporary file
-            // (14,000 writes a second of it at 2,000 adventures).
-            try db.execute(sql: """
-                PRAGMA wal_autocheckpoint = 40000;
-                PRAGMA journal_size_limit = 67108864;
-                PRAGMA cache_size = -65536;
-                PRAGMA temp_store = MEMORY;
-                """)
-        }
-        pool = try DatabasePool(path: path, configuration: configuration)
-        self.path = path
-        try Schema.migrator.migrate(pool)
-    }
-
-    /// The migrations this file has run, in order; for `/healthz` and the tests.
-    public func appliedMigrations() async throws -> [String] {
-        try await pool.read { db in try Schema.migrator.appliedMigrations(db) }
-    }
-
-    func write<T: Sendable>(_ updates: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        do {
-            return try await pool.write(updates)
-        } catch {
-            throw Self.translated(error)
-        }
-    }
-
-    func read<T: Sendable>(_ value: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        do {
-            return try await pool.read(value)
-        } catch {
-            throw Self.translated(error)
-        }
-    }
-
-    /// Runs one step of a batch: nil when it went through, the refusal when the
-    /// store refused it. Anything else (the disk, the connection) fails the batch.
-    static func refusal(_ step: () throws -> Void) throws -> StoreError? {
-        do {
-            try step()
-            return nil
-        } catch {
-            if let refusal = translated(error) as? StoreError { return refusal }
-            throw error
-        }
-    }
-
-    /// A constraint the schema enforces is a refusal, not a failure of the server:
-    /// it comes back as a `StoreError` the API can answer with a 4xx. The write was
-    /// rolled back whole, so nothing stored changed.
-    private static func translated(_ error: any Error) -> any Error {
-        switch error {
-        case let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT:
-            switch error.extendedResultCode {
-            case .SQLITE_CONSTRAINT_CHECK, .SQLITE_CONSTRAINT_NOTNULL:
-                return StoreError.invalid("refused by the schema: \(error.message ?? "a check failed")")
-            default:
-                return StoreError.conflict("refused by the schema: \(error.message ?? "a constraint failed")")
-            }
-        case is DecodingError:
-            return StoreError.corrupt(String(describing: error))
-        default:
-            return error
-        }
-    }
+/// The whole store: what `rangers serve` runs on.
+public protocol RangersStore: PlayerStore, PartyStore, TokenStore, AdventureStore, TickStore, OutboxStore,
+    WalkieTalkieStore, ReplayStore, Sendable
+{
+    /// The schema versions this store has applied, oldest first (for `/healthz`).
+    func appliedMigrations() async throws -> [String]
 }
 
-extension Database {
-    /// True when the statement just run changed at least one row.
-    var changedRows: Bool { changesCount > 0 }
+public protocol PlayerStore: Sendable {
+    /// Creates a player and returns their API key, which is not stored (only its
+    /// hash) and cannot be shown again. Names are 1…`longestName` characters.
+    func createPlayer(name: String, at now: Date) async throws -> (player: Player, apiKey: String)
+    /// The player whose key this is, or nil for a malformed, unknown or differing
+    /// key; the stored hash is compared in constant time.
+    func player(authenticatedBy apiKey: String) async throws -> Player?
+    /// Replaces the heroes a player plays. Atomic with the check that no hero the
+    /// player is using in a party is dropped.
+    func pickHeroes(_ heroes: [HeroID], for player: PlayerID) async throws -> [HeroID]
+    func heroes(of player: PlayerID) async throws -> [HeroID]
+}
+
+public protocol PartyStore: Sendable {
+    /// A party with a fresh, unique invite code, its creator as first member with
+    /// one of their picked heroes, and its Push To Talk channel, together.
+    func createParty(name: String, by player: PlayerID, hero: HeroID, at now: Date) async throws -> Party
+    /// Joins the party the code names. Atomic with its checks, whatever joins at
+    /// the same moment: never more than `AdventureSetup.partySizes.upperBound`
+    /// members, one member per hero, no joining while the party's adventure runs,
+    /// only a hero the player picked. Joining again with the same hero changes nothing.
+    func joinParty(inviteCode typed: String, player: PlayerID, hero: HeroID, at now: Date) async throws -> PartyMembership
+    /// Leaves the party; if the player listens on its channel, the push
+    /// `leaveChannelPush` builds is queued in the same transaction.
+    func leaveParty(_ party: PartyID, player: PlayerID, at now: Date,
+                    leaveChannelPush: @escaping @Sendable (ChannelMember) -> OutboxMessage?) async throws
+    func party(_ id: PartyID) async throws -> Party
+    /// In the order they joined: the order a roster takes.
+    func members(of party: PartyID) async throws -> [PartyMembership]
+    func parties(of player: PlayerID) async throws -> [Party]
+    func membership(of player: PlayerID, in party: PartyID) async throws -> PartyMembership?
+}
+
+public protocol TokenStore: Sendable {
+    /// Registers a Live Activity of one of the player's heroes in a running
+    /// adventure with its update token. The same registration again changes
+    /// nothing; the same activity with another token is a rotation.
+    func registerLiveActivity(activityID: ActivityID, player: PlayerID, adventure: AdventureID, hero: HeroID,
+                              token: PushToken, frequentUpdates: Bool, locale: String, at now: Date) async throws -> LiveActivity
+    /// Makes `newToken` the activity's one valid token and invalidates the old one
+    /// in the same transaction: at no moment, whatever rotates at once, does an
+    /// activity have two valid tokens, and every push claimed after the commit,
+    /// queued before it or not, goes to the new one.
+    func rotateToken(activityID: ActivityID, newToken: PushToken, by player: PlayerID, at now: Date) async throws -> LiveActivity
+    /// Ended or dismissed (final): nothing more is sent to the activity.
+    func markActivity(_ activityID: ActivityID, _ status: LiveActivityStatus, by player: PlayerID) async throws -> LiveActivity
+    func liveActivity(_ id: ActivityID) async throws -> LiveActivity
+    /// Registers or replaces the device's push-to-start token.
+    func registerPushToStartToken(deviceID: DeviceID, player: PlayerID, token: PushToken, locale: String,
+                                  at now: Date) async throws -> Device
+    /// The roster's devices with a valid push-to-start token, in roster order.
+    func pushToStartDevices(of roster: [PartyMember]) async throws -> [PushToStartDevice]
+}
+
+public protocol AdventureStore: Sendable {
+    /// Stores a new adventure at tick 0 with its first pushes, in one transaction.
+    /// Atomic with its checks, whatever starts at the same moment: one running
+    /// adventure per party, every roster member still in the party with that hero.
+    func startAdventure(id: AdventureID, party: PartyID, setup: AdventureSetup, state: AdventureState, startedAt: Int,
+                        contentVersion: String, outbox: [OutboxMessage], at now: Date) async throws -> StoredAdventure
+    func adventure(_ id: AdventureID) async throws -> StoredAdventure
+    func runningAdventures() async throws -> [StoredAdventure]
+    /// Every adventure the party has had, the newest first.
+    func adventures(of party: PartyID) async throws -> [StoredAdventure]
+    /// Queues a command for the adventure's next tick (refused once it has ended).
+    func enqueueCommand(_ command: Command, for adventure: AdventureID, receivedAt now: Date) async throws -> QueuedCommand
+    /// Queues the game master's end. Asked twice, even at once, it is queued once.
+    func endAdventureRequested(_ adventure: AdventureID, at now: Date) async throws -> QueuedCommand
+    /// The event log, in the order the events happened.
+    func events(of adventure: AdventureID) async throws -> [LoggedEvent]
+    /// The applied commands with the tick each was applied at.
+    func commands(of adventure: AdventureID) async throws -> [ScheduledCommand]
+}
+
+public protocol TickStore: Sendable {
+    /// Running adventures whose next tick is due by `second`, most overdue first,
+    /// from one snapshot, leaving out `skipping`. `isKnown(id, lastTick)` and
+    /// `hasLedger(id, activity)` say what the caller holds already; that is not read.
+    func dueAdventures(at second: Int, limit: Int, skipping: Set<AdventureID>,
+                       isKnown: @escaping @Sendable (AdventureID, Int) -> Bool,
+                       hasLedger: @escaping @Sendable (AdventureID, ActivityID) -> Bool) async throws -> [DueAdventure]
+    /// Stores many adventures' ticks, each all or nothing: its state, events, the
+    /// commands it applied, its pushes and its activities' budgets. A tick is
+    /// stored once: only if the stored `lastTick` is the one before it, whatever
+    /// stores at the same moment; otherwise that one is refused (a conflict) and
+    /// the others are stored. Returns, in order, each tick's result.
+    func recordTicks(_ records: [TickRecord], at now: Date) async throws -> [Result<StoredTick, StoreError>]
+    /// Puts off an adventure's next tick (it cannot be played now) to `second`.
+    func postponeTicks(of adventure: AdventureID, until second: Int) async throws
+    /// When the earliest running adventure's next tick is due (unix seconds).
+    func nextTickDue() async throws -> Int?
+    /// One adventure's inputs to its next tick, whatever its status, from one
+    /// snapshot: the adventure, its queued commands, its reachable activities
+    /// with their budgets. For inspection (tools, tests); the ticker reads
+    /// `dueAdventures`.
+    func tickInputs(of adventure: AdventureID) async throws -> TickInputs
+}
+
+public protocol OutboxStore: Sendable {
+    /// Records APNs' answers, then claims up to `limit` due pushes, marking them
+    /// `sending`. Each push is claimed by one caller, whatever claims at once. On
+    /// the way, pushes the policy marked supersedable with a newer push to their
+    /// target are `superseded`, and pushes past their expiration or whose target
+    /// has no valid token are `dropped`. Each answer is recorded in its own
+    /// savepoint; the refusals come back in order.
+    func recordAndClaim(_ results: [PushResult], limit: Int, now: Date) async throws
+        -> (refusals: [StoreError?], claimed: [ClaimedPush])
+    /// Records answers without claiming. An invalid token is invalidated wherever
+    /// it is the valid one, and its pending pushes dropped, in the same transaction.
+    func record(_ results: [PushResult], at now: Date) async throws -> [StoreError?]
+    /// Pushes left `sending` since before `cutoff` (by a process that stopped)
+    /// go back to `pending`; returns how many.
+    func recoverInterruptedSends(olderThan cutoff: Date) async throws -> Int
+    /// Pushes not yet settled (pending or being sent).
+    func pendingOutboxCount() async throws -> Int
+    /// When the earliest pending push is due.
+    func nextOutboxAttemptAt() async throws -> Date?
+    /// Every push decided for the adventure and what became of it, in the order decided.
+    func outbox(of adventure: AdventureID) async throws -> [OutboxEntry]
+    /// What was sent for the adventure and what APNs answered, in the order sent.
+    func pushLog(of adventure: AdventureID) async throws -> [PushLogEntry]
+}
+
+public protocol WalkieTalkieStore: Sendable {
+    /// The party's channel, made on first asking for a party from before channels.
+    func channel(of party: PartyID, at now: Date) async throws -> Channel
+    /// A party member joins (or rejoins, replacing the token) an open channel.
+    func joinChannel(_ channel: ChannelID, player: PlayerID, token: PushToken, at now: Date) async throws -> ChannelMember
+    /// The app left by itself: no push, the token is dropped.
+    func leaveChannel(_ channel: ChannelID, player: PlayerID, at now: Date) async throws
+    /// Closes the channel and queues `leaveChannelPush` for each listening member, together.
+    func closeChannel(_ channel: ChannelID, at now: Date,
+                      leaveChannelPush: @escaping @Sendable (ChannelMember) -> OutboxMessage?) async throws
+    /// Members listening now (joined, with a valid token).
+    func channelMembers(of channel: ChannelID) async throws -> [ChannelMember]
+    /// Stores a transmission and queues `push` for every listener who hears it
+    /// (`WalkieTalkiePolicy`), in one transaction. Atomic with the policy's checks,
+    /// whatever is sent at once: refused with its `WalkieTalkiePolicy.Refusal` when
+    /// the channel is closed, the speaker is not listening, or another member's
+    /// message is still playing (one speaker at a time).
+    func recordTransmission(_ new: NewTransmission, at now: Date,
+                            push: @escaping @Sendable (ChannelMember, Transmission) -> OutboxMessage) async throws -> Transmission
+    /// A transmission with its audio, for a member of the channel's party.
+    func transmission(_ id: TransmissionID, for player: PlayerID) async throws -> Transmission
+    /// Removes the audio recorded before `cutoff`, keeping the records; returns how many.
+    func deleteAudio(recordedBefore cutoff: Date, at now: Date) async throws -> Int
+}
+
+public protocol ReplayStore: Sendable {
+    /// Everything a replay needs of one adventure, from one snapshot.
+    func record(of adventure: AdventureID, includingOutbox: Bool) async throws -> AdventureRecord
+}
+
+// The same operations at the current time, or with their usual arguments.
+extension RangersStore {
+    public func createPlayer(name: String) async throws -> (player: Player, apiKey: String) {
+        try await createPlayer(name: name, at: Date())
+    }
+
+    @discardableResult
+    public func createParty(name: String, by player: PlayerID, hero: HeroID) async throws -> Party {
+        try await createParty(name: name, by: player, hero: hero, at: Date())
+    }
+
+    @discardableResult
+    public func joinParty(inviteCode typed: String, player: PlayerID, hero: HeroID) async throws -> PartyMembership {
+        try await joinParty(inviteCode: typed, player: player, hero: hero, at: Date())
+    }
+
+    @discardableResult
+    public func registerLiveActivity(activityID: ActivityID, player: PlayerID, adventure: AdventureID, hero: HeroID,
+                                     token: PushToken, frequentUpdates: Bool, locale: String) async throws -> LiveActivity {
+        try await registerLiveActivity(activityID: activityID, player: player, adventure: adventure, hero: hero, token: token,
+                                       frequentUpdates: frequentUpdates, locale: locale, at: Date())
+    }
+
+    @discardableResult
+    public func startAdventure(id: AdventureID = .random(), party: PartyID, setup: AdventureSetup, state: AdventureState,
+                               startedAt: Int, contentVersion: String, outbox: [OutboxMessage]) async throws -> StoredAdventure {
+        try await startAdventure(id: id, party: party, setup: setup, state: state, startedAt: startedAt,
+                                 contentVersion: contentVersion, outbox: outbox, at: Date())
+    }
+
+    @discardableResult
+    public func enqueueCommand(_ command: Command, for adventure: AdventureID) async throws -> QueuedCommand {
+        try await enqueueCommand(command, for: adventure, receivedAt: Date())
+    }
+
+    public func dueAdventures(at second: Int, limit: Int = 1000, skipping: Set<AdventureID> = []) async throws -> [DueAdventure] {
+        try await dueAdventures(at: second, limit: limit, skipping: skipping, isKnown: { _, _ in false },
+                                hasLedger: { _, _ in false })
+    }
+
+    @discardableResult
+    public func recordTicks(_ records: [TickRecord]) async throws -> [Result<StoredTick, StoreError>] {
+        try await recordTicks(records, at: Date())
+    }
+
+    public func record(of adventure: AdventureID) async throws -> AdventureRecord {
+        try await record(of: adventure, includingOutbox: true)
+    }
 }

@@ -9,6 +9,12 @@ public struct Player: Hashable, Sendable, Codable {
     public var id: PlayerID
     public var name: String
     public var createdAt: Date
+
+    public init(id: PlayerID, name: String, createdAt: Date) {
+        self.id = id
+        self.name = name
+        self.createdAt = createdAt
+    }
 }
 
 public struct Party: Hashable, Sendable, Codable {
@@ -17,6 +23,14 @@ public struct Party: Hashable, Sendable, Codable {
     public var inviteCode: InviteCode
     public var createdBy: PlayerID
     public var createdAt: Date
+
+    public init(id: PartyID, name: String, inviteCode: InviteCode, createdBy: PlayerID, createdAt: Date) {
+        self.id = id
+        self.name = name
+        self.inviteCode = inviteCode
+        self.createdBy = createdBy
+        self.createdAt = createdAt
+    }
 }
 
 public struct PartyMembership: Hashable, Sendable, Codable {
@@ -26,6 +40,13 @@ public struct PartyMembership: Hashable, Sendable, Codable {
     public var joinedAt: Date
 
     public var member: PartyMember { PartyMember(player: player, hero: hero) }
+
+    public init(party: PartyID, player: PlayerID, hero: HeroID, joinedAt: Date) {
+        self.party = party
+        self.player = player
+        self.hero = hero
+        self.joinedAt = joinedAt
+    }
 }
 
 public struct Device: Hashable, Sendable, Codable {
@@ -35,6 +56,14 @@ public struct Device: Hashable, Sendable, Codable {
     public var pushToStartToken: PushToken?
     public var locale: String
     public var updatedAt: Date
+
+    public init(id: DeviceID, player: PlayerID, pushToStartToken: PushToken? = nil, locale: String, updatedAt: Date) {
+        self.id = id
+        self.player = player
+        self.pushToStartToken = pushToStartToken
+        self.locale = locale
+        self.updatedAt = updatedAt
+    }
 }
 
 public enum LiveActivityStatus: String, Hashable, Sendable, Codable, CaseIterable {
@@ -58,6 +87,19 @@ public struct LiveActivity: Hashable, Sendable, Codable {
     public var token: PushToken?
     public var ledger: BudgetLedger
     public var createdAt: Date
+
+    public init(id: ActivityID, player: PlayerID, adventure: AdventureID, hero: HeroID, frequentUpdates: Bool, locale: String, status: LiveActivityStatus, token: PushToken? = nil, ledger: BudgetLedger, createdAt: Date) {
+        self.id = id
+        self.player = player
+        self.adventure = adventure
+        self.hero = hero
+        self.frequentUpdates = frequentUpdates
+        self.locale = locale
+        self.status = status
+        self.token = token
+        self.ledger = ledger
+        self.createdAt = createdAt
+    }
 }
 
 /// An adventure as stored: everything a replay needs (setup, content version) and
@@ -78,6 +120,18 @@ public struct StoredAdventure: Hashable, Sendable {
     public var endedAt: Int?
 
     public var status: AdventureStatus { state.status }
+
+    public init(id: AdventureID, party: PartyID, setup: AdventureSetup, contentVersion: String, startedAt: Int, state: AdventureState, lastTick: Int, nextTickAt: Int? = nil, endedAt: Int? = nil) {
+        self.id = id
+        self.party = party
+        self.setup = setup
+        self.contentVersion = contentVersion
+        self.startedAt = startedAt
+        self.state = state
+        self.lastTick = lastTick
+        self.nextTickAt = nextTickAt
+        self.endedAt = endedAt
+    }
 }
 
 /// A command that arrived and waits for the next tick.
@@ -85,6 +139,12 @@ public struct QueuedCommand: Hashable, Sendable {
     public var id: CommandID
     public var command: Command
     public var receivedAt: Date
+
+    public init(id: CommandID, command: Command, receivedAt: Date) {
+        self.id = id
+        self.command = command
+        self.receivedAt = receivedAt
+    }
 }
 
 /// What one tick of an adventure needs from the store, read from one snapshot so
@@ -110,6 +170,11 @@ public struct TickInputs: Sendable {
 public struct PushToStartDevice: Hashable, Sendable {
     public var device: DeviceID
     public var recipient: PushToStartRecipient
+
+    public init(device: DeviceID, recipient: PushToStartRecipient) {
+        self.device = device
+        self.recipient = recipient
+    }
 }
 
 /// Whom a push is for. The token is looked up when the push is claimed, never
@@ -140,7 +205,7 @@ public enum PushTarget: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    init(kind: String, id: String) throws {
+    public init(kind: String, id: String) throws {
         switch Kind(rawValue: kind) {
         case .liveActivity: self = .liveActivity(ActivityID(id))
         case .pushToStart: self = .pushToStart(DeviceID(id))
@@ -167,11 +232,14 @@ public struct OutboxMessage: Hashable, Sendable {
     public var reason: String
     /// An alert must reach the phone even when a newer state is queued behind it.
     public var hasAlert: Bool
-    /// An end (of an activity, or a leave-channel push) is never superseded either.
+    /// An end (of an activity, or a leave-channel push).
     public var isEnd: Bool
+    /// The policy's word that a newer push to the same target makes this one
+    /// pointless (`QueuedPushRules.isSupersedable`).
+    public var supersedable: Bool
 
     public init(target: PushTarget, pushType: PushType, topic: String, priority: Priority, expiration: Int,
-                payload: Data, reason: String, hasAlert: Bool, isEnd: Bool) {
+                payload: Data, reason: String, hasAlert: Bool, isEnd: Bool, supersedable: Bool) {
         self.target = target
         self.pushType = pushType
         self.topic = topic
@@ -181,6 +249,7 @@ public struct OutboxMessage: Hashable, Sendable {
         self.reason = reason
         self.hasAlert = hasAlert
         self.isEnd = isEnd
+        self.supersedable = supersedable
     }
 }
 
@@ -191,7 +260,15 @@ extension OutboxMessage {
     public init(_ decision: PushDecision, target: PushTarget, bundleID: String) {
         self.init(target: target, pushType: decision.pushType, topic: decision.pushType.topic(bundleID: bundleID),
                   priority: decision.priority, expiration: decision.expiration, payload: decision.body,
-                  reason: decision.reason, hasAlert: decision.hasAlert, isEnd: decision.isEnd)
+                  reason: decision.reason, hasAlert: decision.hasAlert, isEnd: decision.isEnd,
+                  supersedable: QueuedPushRules.isSupersedable(decision))
+    }
+
+    /// The outbox row for a walkie-talkie push to one channel member.
+    public init(_ push: WalkieTalkiePush, to member: ChannelMemberID, bundleID: String) {
+        self.init(target: .pushToTalk(member), pushType: push.pushType, topic: push.pushType.topic(bundleID: bundleID),
+                  priority: push.priority, expiration: push.expiration, payload: push.body, reason: push.reason,
+                  hasAlert: false, isEnd: push.isLeave, supersedable: false)
     }
 }
 
@@ -208,6 +285,15 @@ public struct ClaimedPush: Hashable, Sendable {
     public var token: PushToken
     /// How many times this row has been claimed, this time included.
     public var attempts: Int
+
+    public init(id: OutboxID, adventure: AdventureID? = nil, tick: Int? = nil, message: OutboxMessage, token: PushToken, attempts: Int) {
+        self.id = id
+        self.adventure = adventure
+        self.tick = tick
+        self.message = message
+        self.token = token
+        self.attempts = attempts
+    }
 }
 
 /// An outbox row as the timeline and replay read it: the decision and what became of it.
@@ -221,6 +307,17 @@ public struct OutboxEntry: Hashable, Sendable {
     public var outcome: String?
     public var attempts: Int
     public var createdAt: Date
+
+    public init(id: OutboxID, adventure: AdventureID? = nil, tick: Int? = nil, message: OutboxMessage, state: OutboxState, outcome: String? = nil, attempts: Int, createdAt: Date) {
+        self.id = id
+        self.adventure = adventure
+        self.tick = tick
+        self.message = message
+        self.state = state
+        self.outcome = outcome
+        self.attempts = attempts
+        self.createdAt = createdAt
+    }
 }
 
 /// What was sent to which token and what APNs answered.
@@ -245,6 +342,23 @@ public struct PushLogEntry: Hashable, Sendable {
     public var decision: String
     /// The body exactly as sent.
     public var payload: Data
+
+    public init(outbox: OutboxID, adventure: AdventureID? = nil, target: PushTarget, token: PushToken, pushType: PushType, priority: Priority, status: Int? = nil, reason: String? = nil, apnsID: String? = nil, attempts: Int, sentAt: Date, tick: Int? = nil, decision: String, payload: Data) {
+        self.outbox = outbox
+        self.adventure = adventure
+        self.target = target
+        self.token = token
+        self.pushType = pushType
+        self.priority = priority
+        self.status = status
+        self.reason = reason
+        self.apnsID = apnsID
+        self.attempts = attempts
+        self.sentAt = sentAt
+        self.tick = tick
+        self.decision = decision
+        self.payload = payload
+    }
 }
 
 /// One entry of an adventure's event log.
@@ -253,4 +367,10 @@ public struct LoggedEvent: Hashable, Sendable {
     /// Order within the tick, from 0.
     public var position: Int
     public var event: GameEvent
+
+    public init(tick: Int, position: Int, event: GameEvent) {
+        self.tick = tick
+        self.position = position
+        self.event = event
+    }
 }

@@ -88,7 +88,8 @@ struct DemoCommand: AsyncParsableCommand {
             print("Server on http://127.0.0.1:\(port) · APNs simulator on \(simulator.baseURL) · database \(db)")
             var script = DemoScript(client: DemoClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!),
                                     gameMasterKey: configuration.gameMasterKey, simulator: simulator,
-                                    resources: resources, language: language, speed: speed)
+                                    resources: resources, storeOption: "--db \(configuration.databasePath)",
+                                    language: language, speed: speed)
             do {
                 try await script.run(route: chosenRoute, seed: seed)
             } catch {

@@ -11,6 +11,8 @@ struct DemoScript {
     let gameMasterKey: String
     let simulator: APNsSimulator
     let resources: ServerResources
+    /// Where the demo's store is, for the replay command it prints.
+    let storeOption: String
     let language: String
     let speed: Int
 
@@ -39,11 +41,12 @@ struct DemoScript {
     private var progressShown = false
 
     init(client: DemoClient, gameMasterKey: String, simulator: APNsSimulator, resources: ServerResources,
-         language: String, speed: Int) {
+         storeOption: String, language: String, speed: Int) {
         self.client = client
         self.gameMasterKey = gameMasterKey
         self.simulator = simulator
         self.resources = resources
+        self.storeOption = storeOption
         self.language = language
         self.speed = speed
     }
@@ -186,7 +189,7 @@ struct DemoScript {
                Alerts: \(alerts.isEmpty ? "none" : alerts)
                Demoted to priority 5 by the hourly budget: \(demoted)
                The APNs simulator accepted \(simulator.acceptedCount) pushes.
-               Replay it:  rangers replay \(adventure.id) --db \(resources.store.path)
+               Replay it:  rangers replay \(adventure.id) \(storeOption)
             """)
     }
 

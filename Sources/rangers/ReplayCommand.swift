@@ -5,6 +5,7 @@ import Game
 import PushPolicy
 import Replay
 import Store
+import StoreSQLite
 import Vocabulary
 
 /// `rangers replay`: play a saved adventure again and compare, look at it, push it again.
@@ -31,7 +32,7 @@ struct SessionSourceOptions: ParsableArguments {
     @OptionGroup var content: ContentOptions
 
     var databasePath: String {
-        db ?? ProcessInfo.processInfo.environment["RANGERS_DB"] ?? RangersStore.defaultPath
+        db ?? ProcessInfo.processInfo.environment["RANGERS_DB"] ?? SQLiteStore.defaultPath
     }
 
     /// A session file when `source` names one (or ends in .json), else an adventure
@@ -82,7 +83,7 @@ struct SessionSourceOptions: ParsableArguments {
             throw UsageError("no database at \(path) (pass --db or set RANGERS_DB), and no session file named '\(id)'")
         }
         do {
-            return try await RangersStore(path: path).record(of: AdventureID(id), includingOutbox: withPushes)
+            return try await SQLiteStore(path: path).record(of: AdventureID(id), includingOutbox: withPushes)
         } catch let error as StoreError {
             throw UsageError("\(error) (database \(path))")
         } catch {

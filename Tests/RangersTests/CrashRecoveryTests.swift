@@ -2,6 +2,7 @@ import Catalog
 import Foundation
 import Game
 import Store
+import StoreSQLite
 import Testing
 import Vocabulary
 
@@ -51,7 +52,7 @@ import Vocabulary
             try await api.json("GET", "/v1/adventures/\(id)", key: Self.gameMasterKey)["lastTick"] as? Int ?? 0 >= 5
         }
         server.kill()
-        let store = try RangersStore(path: database.path)
+        let store = try SQLiteStore(path: database.path)
         let adventureID = AdventureID(id)
         let atKill = try await store.adventure(adventureID)
         let eventsAtKill = try await store.events(of: adventureID)

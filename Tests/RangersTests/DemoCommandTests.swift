@@ -1,5 +1,6 @@
 import Foundation
 import Store
+import StoreSQLite
 import Testing
 import Vocabulary
 
@@ -23,7 +24,7 @@ import Vocabulary
         #expect(!output.contains("\u{1B}["), "no progress line when the output is not a terminal")
 
         // What the demo reported is what the database holds.
-        let store = try RangersStore(path: database.path)
+        let store = try SQLiteStore(path: database.path)
         let adventureID = try #require(output.firstMatch(of: /🏁 Adventure (\S+):/)?.1)
         let adventure = try await store.adventure(AdventureID(String(adventureID)))
         #expect(adventure.status != .running)

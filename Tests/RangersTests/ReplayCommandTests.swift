@@ -5,6 +5,7 @@ import GRDB
 import PushPolicy
 import Replay
 import Store
+import StoreSQLite
 import Testing
 
 /// `rangers replay` as a user runs it, against a database the server's way of
@@ -25,7 +26,7 @@ import Testing
         let setup = AdventureSetup(route: loaded.game.routes[0].id,
                                    party: ["power-panda", "egghead", "spouty"].map { PartyMember(player: "p", hero: HeroID($0)) },
                                    tickInterval: 10, timeLimit: AdventureSetup.longestTimeLimit, seed: 11)
-        let id = try await AdventureRecorder(store: try RangersStore(path: db), content: ReplayContent(loaded))
+        let id = try await AdventureRecorder(store: try SQLiteStore(path: db), content: ReplayContent(loaded))
             .record(setup, commands: [(tick: 4, potionFor: "spouty")])
         return (db, id.rawValue)
     }

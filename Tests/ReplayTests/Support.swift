@@ -5,6 +5,7 @@ import GRDB
 import PushPolicy
 import Replay
 import Store
+import StoreSQLite
 import Vocabulary
 
 /// The shipped content, and scratch folders under one per test process, removed
@@ -45,9 +46,9 @@ enum ReplayFixture {
     }
 
     /// A store in a new folder with one whole adventure played into it, two potions included.
-    static func recordedAdventure(seed: UInt64 = 7) async throws -> (path: String, store: RangersStore, id: AdventureID) {
+    static func recordedAdventure(seed: UInt64 = 7) async throws -> (path: String, store: any RangersStore, id: AdventureID) {
         let path = try scratchDirectory().appendingPathComponent("rangers.sqlite").path
-        let store = try RangersStore(path: path)
+        let store = try SQLiteStore(path: path)
         let id = try await AdventureRecorder(store: store, content: content)
             .record(setup(seed: seed), commands: [(tick: 5, potionFor: "egghead"), (tick: 9, potionFor: "spouty")])
         return (path, store, id)

@@ -8,7 +8,7 @@ import Testing
 import Vocabulary
 
 @Suite struct VerificationTests {
-    func session(_ store: RangersStore, _ id: AdventureID) async throws -> SavedSession {
+    func session(_ store: any RangersStore, _ id: AdventureID) async throws -> SavedSession {
         try SavedSession(try await store.record(of: id), content: try ContentSnapshot(of: ReplayFixture.loaded))
     }
 

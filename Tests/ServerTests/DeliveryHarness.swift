@@ -57,7 +57,7 @@ struct DeliveryHarness: Sendable {
     let resources: ServerResources
     let simulator: APNsSimulator
     let client: APNsClient
-    var store: RangersStore { resources.store }
+    var store: any RangersStore { resources.store }
 
     private static let root = FileManager.default.temporaryDirectory
         .appendingPathComponent("server-delivery-tests-\(ProcessInfo.processInfo.processIdentifier)")

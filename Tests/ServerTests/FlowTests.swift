@@ -2,6 +2,7 @@ import Foundation
 import Game
 import Server
 import Store
+import StoreTestSupport
 import Testing
 import Vocabulary
 

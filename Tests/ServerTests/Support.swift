@@ -26,7 +26,7 @@ struct TestServer {
 
     let configuration: ServerConfiguration
     let resources: ServerResources
-    var store: RangersStore { resources.store }
+    var store: any RangersStore { resources.store }
     var databasePath: String { configuration.databasePath }
 
     init(maximumRequestBodyBytes: Int = ServerConfiguration.defaultMaximumRequestBodyBytes) throws {

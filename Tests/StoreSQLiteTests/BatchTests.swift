@@ -1,7 +1,9 @@
 import Foundation
 import Game
+import Store
+@testable import StoreSQLite
+import StoreTestSupport
 import Testing
-@testable import Store
 
 /// The batched forms the ticker and the dispatcher use under load: one write for
 /// many ticks or many answers, each still all-or-nothing on its own.

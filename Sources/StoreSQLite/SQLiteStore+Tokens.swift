@@ -2,10 +2,10 @@ import Foundation
 import Game
 import GRDB
 import PushPolicy
+import Store
 import Vocabulary
 
-extension RangersStore {
-    public static let longestLocale = 35
+extension SQLiteStore {
 
     /// Registers a Live Activity the app started (or that a push-to-start created)
     /// for one of the player's heroes in a running adventure, with its push token.
@@ -17,8 +17,8 @@ extension RangersStore {
         frequentUpdates: Bool, locale: String, at now: Date = Date()
     ) async throws -> LiveActivity {
         let locale = try Self.checkedLocale(locale)
-        guard !activityID.rawValue.isEmpty, activityID.rawValue.utf8.count <= 128 else {
-            throw StoreError.invalid("an activity id is 1…128 characters")
+        guard !activityID.rawValue.isEmpty, activityID.rawValue.utf8.count <= StoredValueLimits.longestClientID else {
+            throw StoreError.invalid("an activity id is 1…\(StoredValueLimits.longestClientID) characters")
         }
         return try await write { db in
             let stored = try Self.requireAdventure(adventure, db)
@@ -85,8 +85,8 @@ extension RangersStore {
     public func registerPushToStartToken(deviceID: DeviceID, player: PlayerID, token: PushToken, locale: String,
                                          at now: Date = Date()) async throws -> Device {
         let locale = try Self.checkedLocale(locale)
-        guard !deviceID.rawValue.isEmpty, deviceID.rawValue.utf8.count <= 128 else {
-            throw StoreError.invalid("a device id is 1…128 characters")
+        guard !deviceID.rawValue.isEmpty, deviceID.rawValue.utf8.count <= StoredValueLimits.longestClientID else {
+            throw StoreError.invalid("a device id is 1…\(StoredValueLimits.longestClientID) characters")
         }
         // Every app sends this at each launch: cached statements, not the query
         // interface, which built and prepared the upsert's SQL on every request.
@@ -110,23 +110,9 @@ extension RangersStore {
         }
     }
 
-    /// The adventure's activities that can receive a push now: active, with a valid token.
-    public func recipients(of adventure: AdventureID) async throws -> [LiveActivityRecipient] {
-        try await read { db in
-            _ = try Self.requireAdventure(adventure, db)
-            return try Self.reachableActivities(of: adventure, withLedger: { _ in false }, db).map(\.recipient)
-        }
-    }
-
     /// The roster's devices with a valid push-to-start token, in roster order.
     public func pushToStartDevices(of roster: [PartyMember]) async throws -> [PushToStartDevice] {
         try await read { db in try Self.pushToStartDevices(of: roster, db) }
-    }
-
-    public func pushToStartRecipients(of adventure: AdventureID) async throws -> [PushToStartDevice] {
-        try await read { db in
-            try Self.pushToStartDevices(of: try Self.requireAdventure(adventure, db).roster, db)
-        }
     }
 
     // MARK: - Shared steps
@@ -176,7 +162,7 @@ extension RangersStore {
     }
 
     static func checkedLocale(_ locale: String) throws -> String {
-        guard !locale.isEmpty, locale.utf8.count <= longestLocale,
+        guard !locale.isEmpty, locale.utf8.count <= StoredValueLimits.longestLocale,
               locale.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || $0 == "-" || $0 == "_") })
         else { throw StoreError.invalid("a locale is a language tag like 'en' or 'zh-Hans', not '\(locale.prefix(40))'") }
         return locale

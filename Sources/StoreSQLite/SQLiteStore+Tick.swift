@@ -2,70 +2,16 @@ import Foundation
 import Game
 import GRDB
 import PushPolicy
+import Store
 import Vocabulary
 
-/// One tick of one adventure, as the ticker computed it.
-public struct TickRecord: Sendable {
-    public var adventure: AdventureID
-    public var tick: Int
-    /// The state after the tick; `state.tick` must be `tick`.
-    public let state: AdventureState
-    public let events: [GameEvent]
-    /// `state` and `events` as stored, encoded when the record is made — by the
-    /// ticker, one slice per core — rather than inside the one writer's transaction.
-    let stateText: String
-    let eventTexts: [String]
-    /// The queued commands the tick applied, in the order applied.
-    public var appliedCommandIDs: [CommandID]
-    public var outbox: [OutboxMessage]
-    /// By activity id, as `PushPolicy.pushes(after:…ledgers:)` left them; an
-    /// activity left out keeps its stored ledger.
-    public var ledgers: [ActivityID: BudgetLedger]
-    /// When the tick ends the adventure: the push that tells a member listening on
-    /// the party's channel to leave it. Built inside the tick's transaction, so a
-    /// member who joined a moment before is not missed.
-    public var leaveChannelPush: (@Sendable (ChannelMember) -> OutboxMessage?)?
-
-    public init(adventure: AdventureID, tick: Int, state: AdventureState, events: [GameEvent],
-                appliedCommandIDs: [CommandID], outbox: [OutboxMessage], ledgers: [ActivityID: BudgetLedger],
-                leaveChannelPush: (@Sendable (ChannelMember) -> OutboxMessage?)? = nil) {
-        self.adventure = adventure
-        self.tick = tick
-        self.state = state
-        self.events = events
-        stateText = CanonicalJSON.text(of: state)
-        eventTexts = events.map(CanonicalJSON.text(of:))
-        self.appliedCommandIDs = appliedCommandIDs
-        self.outbox = outbox
-        self.ledgers = ledgers
-        self.leaveChannelPush = leaveChannelPush
-    }
-}
-
-extension RangersStore {
-    /// Stores one tick, all of it or none of it: the new state and status, when the
-    /// next tick is due, the tick's events, the commands it applied (now carrying
-    /// the tick), the pushes it decided on, and the activities' budget ledgers.
-    ///
-    /// The stored `lastTick` must be `tick − 1`; otherwise this throws a conflict
-    /// and changes nothing, so a tick computed twice (a slow ticker overtaken, a
-    /// restart) is never stored twice.
-    @discardableResult
-    public func recordTick(
-        adventure: AdventureID, tick: Int, state: AdventureState, events: [GameEvent], appliedCommandIDs: [CommandID],
-        outbox: [OutboxMessage], ledgers: [ActivityID: BudgetLedger], at now: Date = Date()
-    ) async throws -> StoredAdventure {
-        let record = TickRecord(adventure: adventure, tick: tick, state: state, events: events,
-                                appliedCommandIDs: appliedCommandIDs, outbox: outbox, ledgers: ledgers)
-        return try await write { db in
-            _ = try Self.store(record, at: now, db)
-            return try Self.requireAdventure(adventure, db).value()
-        }
-    }
-
+extension SQLiteStore {
     /// Many adventures' ticks in one write, so thousands of adventures ticking each
     /// second cost one commit, not thousands. Each tick is stored in its own
-    /// savepoint, all of it or none of it, exactly as `recordTick` would: a refused
+    /// savepoint, all of it or none of it: the new state and status, when the next
+    /// tick is due, the events, the commands it applied (now carrying the tick),
+    /// its pushes and the activities' budgets. The stored `lastTick` must be
+    /// `tick − 1` (SQLite's one writer checks and writes without a race); a refused
     /// tick leaves the others stored. Returns, in order, where each stored tick
     /// left its adventure or why it was refused.
     public func recordTicks(_ records: [TickRecord], at now: Date = Date()) async throws -> [Result<StoredTick, StoreError>] {
@@ -152,22 +98,22 @@ extension RangersStore {
             + (ledger.lastPushAt.map { ",\"lastPushAt\":\($0)" } ?? "") + "}"
     }
 
-    /// Inserts one outbox row; a push to a Live Activity supersedes the routine
-    /// updates still waiting for it. A leave-channel push (an end to a channel member)
+    /// Inserts one outbox row; it supersedes the pushes still waiting for its target
+    /// that the policy marked supersedable. A leave-channel push (an end to a channel member)
     /// also marks the member as leaving: their token is kept until that push is
     /// done with, then dropped.
     static func enqueue(_ message: OutboxMessage, adventure: AdventureID?, tick: Int?, at now: Date, _ db: Database) throws {
-        if case .liveActivity(let activity) = message.target {
-            try db.cachedStatement(sql: supersedeSQL).execute(arguments: [supersededOutcome, activity.rawValue])
-        }
+        try db.cachedStatement(sql: supersedeSQL).execute(arguments: [
+            QueuedPushRules.supersededReason, message.target.kind.rawValue, message.target.id,
+        ])
         try db.cachedStatement(sql: """
             INSERT INTO outbox (adventure, targetKind, targetID, pushType, topic, priority, expiration, payload, reason,
-                                hasAlert, isEnd, tick, state, attempts, nextAttemptAt, createdAt)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)
+                                hasAlert, isEnd, supersedable, tick, state, attempts, nextAttemptAt, createdAt)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)
             """).execute(arguments: [
                 adventure?.rawValue, message.target.kind.rawValue, message.target.id, message.pushType.rawValue, message.topic,
                 message.priority.rawValue, message.expiration, message.payload, message.reason, message.hasAlert,
-                message.isEnd, tick, now, now,
+                message.isEnd, message.supersedable, tick, now, now,
             ])
         if message.isEnd, case .pushToTalk(let member) = message.target {
             try db.execute(sql: "UPDATE channelMember SET status = 'leaving', leftAt = ? WHERE id = ? AND status = 'joined'",
@@ -176,10 +122,3 @@ extension RangersStore {
     }
 }
 
-/// Where a stored tick left its adventure.
-public struct StoredTick: Hashable, Sendable {
-    public var lastTick: Int
-    public var status: AdventureStatus
-    /// Nil once the adventure is over.
-    public var nextTickAt: Int?
-}

@@ -1,13 +1,16 @@
 import Foundation
 import Game
 import GRDB
+import PushPolicy
+import Store
+@testable import StoreSQLite
+import StoreTestSupport
 import Testing
-@testable import Store
 import Vocabulary
 
 @Suite struct OutboxTests {
     /// A running adventure of three with their activities registered.
-    private func running() async throws -> (RangersStore, Trio, StoredAdventure, [ActivityID]) {
+    private func running() async throws -> (SQLiteStore, Trio, StoredAdventure, [ActivityID]) {
         let store = try ScratchDatabase().open()
         let trio = try await Trio.make(in: store)
         let adventure = try await trio.startAdventure()
@@ -15,7 +18,7 @@ import Vocabulary
         return (store, trio, adventure, activities)
     }
 
-    private func states(_ store: RangersStore, _ adventure: AdventureID) async throws -> [String] {
+    private func states(_ store: SQLiteStore, _ adventure: AdventureID) async throws -> [String] {
         try await store.outbox(of: adventure).map { "\($0.message.reason)@\($0.tick ?? 0):\($0.state.rawValue)" }
     }
 
@@ -74,16 +77,16 @@ import Vocabulary
         let store = try ScratchDatabase().open()
         let plans = try await store.rawRead { db in
             let statements: [(String, StatementArguments)] = [
-                (RangersStore.nextPendingSQL, [0, Date(), 10]),
-                (RangersStore.supersedeSQL, [RangersStore.supersededOutcome, "activity-1"]),
-                (RangersStore.unsettledCountSQL, []),
-                (RangersStore.recoverSQL, [Date()]),
+                (SQLiteStore.nextPendingSQL, [0, Date(), 10]),
+                (SQLiteStore.supersedeSQL, [QueuedPushRules.supersededReason, "liveActivity", "activity-1"]),
+                (SQLiteStore.unsettledCountSQL, []),
+                (SQLiteStore.recoverSQL, [Date()]),
             ]
             return try statements.map { sql, arguments in
                 try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
             }
         }
-        let openRowIndexes = ["outbox_pending", "outbox_pendingRoutine", "outbox_sending"]
+        let openRowIndexes = ["outbox_pending", "outbox_pendingSupersedable", "outbox_sending"]
         for steps in plans {
             let outboxSteps = steps.filter { $0.contains("outbox") }
             #expect(!outboxSteps.isEmpty)
@@ -171,7 +174,7 @@ import Vocabulary
         let devices = try await store.pushToStartDevices(of: trio.roster)
         let start = devices.map { device in
             OutboxMessage(target: .pushToStart(device.device), pushType: .liveactivity, topic: "t", priority: .high,
-                          expiration: 0, payload: Data("{}".utf8), reason: "adventure started", hasAlert: true, isEnd: false)
+                          expiration: 0, payload: Data("{}".utf8), reason: "adventure started", hasAlert: true, isEnd: false, supersedable: false)
         }
         let adventure = try await trio.startAdventure(outbox: start)
         let push = try #require(try await store.claimOutbox(limit: 10).first)
@@ -248,7 +251,7 @@ import Vocabulary
 
     /// Writes half a tick, and from inside that transaction reads on another
     /// connection of the pool: WAL gives it the last committed snapshot.
-    private func readWhileWriting(_ store: RangersStore, _ adventure: AdventureID,
+    private func readWhileWriting(_ store: SQLiteStore, _ adventure: AdventureID,
                                   _ state: AdventureState) throws -> (lastTick: Int, events: Int) {
         try store.pool.write { db in
             try db.execute(sql: "UPDATE adventure SET lastTick = 1, nextTickAt = nextTickAt + 2, state = ? WHERE id = ?",

@@ -1,10 +1,10 @@
 import Foundation
 import Game
 import GRDB
+import Store
 import Vocabulary
 
-extension RangersStore {
-    public static let longestName = 64
+extension SQLiteStore {
 
     /// Creates a player and returns their API key. The key is not stored and cannot
     /// be shown again: only its hash is kept.
@@ -28,10 +28,6 @@ extension RangersStore {
         // against an index that matched on anything less than all 32 bytes.
         guard let row, constantTimeEqual(expected: row.apiKeyHash, given: presented) else { return nil }
         return row.value
-    }
-
-    public func player(_ id: PlayerID) async throws -> Player {
-        try await read { db in try Self.requirePlayer(id, db).value }
     }
 
     /// Sets the heroes a player plays, replacing the previous choice. A hero the
@@ -79,7 +75,7 @@ extension RangersStore {
     static func checkedName(_ name: String) throws -> String {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { throw StoreError.invalid("a name must not be empty") }
-        guard trimmed.count <= longestName else { throw StoreError.invalid("a name is at most \(longestName) characters") }
+        guard trimmed.count <= StoredValueLimits.longestName else { throw StoreError.invalid("a name is at most \(StoredValueLimits.longestName) characters") }
         guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw StoreError.invalid("a name must not contain control characters")
         }

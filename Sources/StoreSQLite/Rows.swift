@@ -2,6 +2,7 @@ import Foundation
 import Game
 import GRDB
 import PushPolicy
+import Store
 import Vocabulary
 
 // The tables as GRDB records. Columns match the schema's names; JSON columns hold
@@ -141,7 +142,7 @@ struct EventRow: Codable, FetchableRecord {
     var event: GameEvent
 }
 
-/// Read back for claims, the push log and replay; `RangersStore.enqueue` writes rows with a cached statement.
+/// Read back for claims, the push log and replay; `SQLiteStore.enqueue` writes rows with a cached statement.
 struct OutboxRow: Codable, FetchableRecord {
     var id: Int64?
     var adventure: String?
@@ -155,6 +156,7 @@ struct OutboxRow: Codable, FetchableRecord {
     var reason: String
     var hasAlert: Bool
     var isEnd: Bool
+    var supersedable: Bool
     var tick: Int?
     var state: OutboxState
     var outcome: String?
@@ -167,7 +169,7 @@ struct OutboxRow: Codable, FetchableRecord {
         guard let priority = Priority(rawValue: priority) else { throw StoreError.corrupt("priority \(priority) of outbox row") }
         return OutboxMessage(target: try PushTarget(kind: targetKind, id: targetID), pushType: try Self.pushType(pushType), topic: topic,
                              priority: priority, expiration: expiration, payload: payload, reason: reason,
-                             hasAlert: hasAlert, isEnd: isEnd)
+                             hasAlert: hasAlert, isEnd: isEnd, supersedable: supersedable)
     }
 
     static func pushType(_ stored: String) throws -> PushType {
@@ -181,7 +183,7 @@ struct OutboxRow: Codable, FetchableRecord {
     }
 }
 
-/// Read back for the push log; written by `RangersStore.log` with a cached statement.
+/// Read back for the push log; written by `SQLiteStore.log` with a cached statement.
 struct PushLogRow: Codable, FetchableRecord {
     var id: Int64?
     var outbox: Int64

@@ -1,12 +1,14 @@
 import Foundation
 import Game
 import GRDB
+import Store
+@testable import StoreSQLite
+import StoreTestSupport
 import Testing
-@testable import Store
 import Vocabulary
 
 @Suite struct TokenTests {
-    private func tokenHistory(_ store: RangersStore, _ activity: ActivityID) async throws -> [(token: String, reason: String?)] {
+    private func tokenHistory(_ store: SQLiteStore, _ activity: ActivityID) async throws -> [(token: String, reason: String?)] {
         try await store.rawRead { db in
             try Row.fetchAll(db, sql: "SELECT token, invalidReason FROM activityToken WHERE activity = ? ORDER BY id",
                              arguments: [activity.rawValue]).map { ($0["token"], $0["invalidReason"]) }

@@ -1,23 +1,19 @@
 import Foundation
 import GRDB
+import PushPolicy
+import Store
 import Vocabulary
 
-extension RangersStore {
+extension SQLiteStore {
     /// Takes up to `limit` due pushes for sending, in the order they were queued,
     /// each with the token its target has at this moment, and marks them `sending`.
     /// On the way, in the same transaction:
-    /// - a routine update for an activity with a newer push queued or sent is
-    ///   `superseded`: the phone keeps only the newest state. Queuing a push
-    ///   supersedes the older ones waiting (`enqueue`); what is left to catch here
-    ///   is an older push that came back for a retry after a newer one was claimed.
-    ///   An alert or an end is never superseded — the state it carries is old, but
-    ///   the alert must be heard and the end must end the activity;
+    /// - a push the policy marked supersedable, with a newer push to its target
+    ///   queued, being sent or sent, is `superseded`. Queuing a push supersedes the
+    ///   older ones waiting (`enqueue`); what is left to catch here is an older push
+    ///   that came back for a retry after a newer one was claimed;
     /// - a push whose target has no valid token, whose activity has ended, or whose
-    ///   expiration has passed is `dropped`.
-    public func claimOutbox(limit: Int, now: Date = Date()) async throws -> [ClaimedPush] {
-        try await write { db in try Self.claim(limit: limit, now: now, db) }
-    }
-
+    ///   expiration has passed (`QueuedPushRules.hasExpired`) is `dropped`.
     static func claim(limit: Int, now: Date, _ db: Database) throws -> [ClaimedPush] {
         guard limit > 0 else { return [] }
         var claimed: [ClaimedPush] = []
@@ -32,14 +28,14 @@ extension RangersStore {
             guard let last = candidates.last else { break }
             after = last.id!
             for row in candidates {
-                if !row.hasAlert, !row.isEnd, try Self.hasNewerPush(than: row, db) {
+                if row.supersedable, try Self.hasNewerPush(than: row, db) {
                     try db.execute(sql: "UPDATE outbox SET state = 'superseded', outcome = ? WHERE id = ?",
-                                   arguments: [Self.supersededOutcome, row.id])
+                                   arguments: [QueuedPushRules.supersededReason, row.id])
                     continue
                 }
                 let message = try row.message()
-                if row.expiration > 0, row.expiration < nowSeconds {
-                    try Self.drop(row, because: "expired before it could be sent", db)
+                if QueuedPushRules.hasExpired(expiration: row.expiration, at: nowSeconds) {
+                    try Self.drop(row, because: QueuedPushRules.expiredReason, db)
                     continue
                 }
                 switch try Self.currentToken(of: message.target, isEnd: message.isEnd, db) {
@@ -64,8 +60,7 @@ extension RangersStore {
         """
 
     private static func hasNewerPush(than row: OutboxRow, _ db: Database) throws -> Bool {
-        guard row.targetKind == "liveActivity" else { return false }
-        return try Bool.fetchOne(db.cachedStatement(sql: """
+        try Bool.fetchOne(db.cachedStatement(sql: """
             SELECT 1 FROM outbox WHERE targetKind = ? AND targetID = ? AND id > ?
             AND state IN ('pending', 'sending', 'sent') LIMIT 1
             """), arguments: [row.targetKind, row.targetID, row.id]) != nil

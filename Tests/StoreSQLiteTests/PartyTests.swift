@@ -1,13 +1,15 @@
 import Foundation
 import Game
 import GRDB
+import Store
+@testable import StoreSQLite
+import StoreTestSupport
 import Testing
-@testable import Store
 import Vocabulary
 
 @Suite struct PartyTests {
     /// Six players who each picked all six heroes.
-    private func sixPlayers(_ store: RangersStore) async throws -> [PlayerID] {
+    private func sixPlayers(_ store: SQLiteStore) async throws -> [PlayerID] {
         var players: [PlayerID] = []
         for index in 0..<7 {
             let player = try await store.createPlayer(name: "Player \(index)").player.id

@@ -1,4 +1,5 @@
 import GRDB
+import Store
 
 /// The schema, as named migrations. A migration that has landed is never edited:
 /// a change to the schema is a new migration appended here, so every database,
@@ -9,6 +10,7 @@ enum Schema {
         migrator.registerMigration("v1", migrate: v1)
         migrator.registerMigration("v2-push-to-talk", migrate: v2PushToTalk)
         migrator.registerMigration("v3-pending-outbox", migrate: v3PendingOutbox)
+        migrator.registerMigration("v4-supersedable", migrate: v4Supersedable)
         return migrator
     }
 
@@ -227,6 +229,19 @@ enum Schema {
             CREATE INDEX outbox_sending ON outbox(id) WHERE state = 'sending';
             CREATE INDEX outbox_pendingRoutine ON outbox(targetKind, targetID)
                 WHERE state = 'pending' AND NOT hasAlert AND NOT isEnd;
+            """)
+    }
+
+    /// Whether a newer push to the same target makes a queued one pointless is the
+    /// push policy's decision, stored with the push, not a rule written in SQL.
+    /// Rows from before get what the policy decided for them then: routine Live
+    /// Activity updates.
+    private static func v4Supersedable(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE outbox ADD COLUMN supersedable BOOLEAN NOT NULL DEFAULT 0;
+            UPDATE outbox SET supersedable = 1 WHERE targetKind = 'liveActivity' AND NOT hasAlert AND NOT isEnd;
+            DROP INDEX outbox_pendingRoutine;
+            CREATE INDEX outbox_pendingSupersedable ON outbox(targetKind, targetID) WHERE state = 'pending' AND supersedable;
             """)
     }
 }

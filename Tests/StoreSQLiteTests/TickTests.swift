@@ -2,8 +2,10 @@ import Foundation
 import Game
 import GRDB
 import PushPolicy
+import Store
+@testable import StoreSQLite
+import StoreTestSupport
 import Testing
-@testable import Store
 import Vocabulary
 
 @Suite struct TickTests {
@@ -16,7 +18,7 @@ import Vocabulary
         var ledgers: [String]
     }
 
-    private func footprint(_ store: RangersStore, _ id: AdventureID) async throws -> Footprint {
+    private func footprint(_ store: SQLiteStore, _ id: AdventureID) async throws -> Footprint {
         try await store.rawRead { db in
             let adventure = try Row.fetchOne(db, sql: "SELECT * FROM adventure WHERE id = ?", arguments: [id.rawValue])!
             return Footprint(

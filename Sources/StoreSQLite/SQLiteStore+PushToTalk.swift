@@ -1,9 +1,11 @@
 import Foundation
 import Game
 import GRDB
+import PushPolicy
+import Store
 import Vocabulary
 
-extension RangersStore {
+extension SQLiteStore {
     /// The party's channel. Parties get theirs when created; one from before
     /// channels existed gets it on first asking.
     public func channel(of party: PartyID, at now: Date = Date()) async throws -> Channel {
@@ -84,12 +86,16 @@ extension RangersStore {
         return try await write { db in
             let channel = try Self.requireChannel(new.channel, db)
             let hero = try Self.requirePartyMember(new.speaker, of: channel["party"], db)
-            if let speaker = try String.fetchOne(db, sql: """
-                SELECT speaker FROM transmission WHERE channel = ? AND speakingUntil > ? AND speaker != ? LIMIT 1
-                """, arguments: [new.channel.rawValue, now, new.speaker.rawValue]) {
-                throw StoreError.conflict("player \(speaker) is speaking in channel \(new.channel); wait until they finish")
+            let listeners = try Self.listeners(of: new.channel, db)
+            let speakingNow = try String.fetchAll(db, sql: """
+                SELECT speaker FROM transmission WHERE channel = ? AND speakingUntil > ? ORDER BY speakingUntil
+                """, arguments: [new.channel.rawValue, now]).map(PlayerID.init)
+            if let refusal = WalkieTalkiePolicy.refusal(
+                speaker: new.speaker, channelClosed: (channel["closedAt"] as Date?) != nil,
+                speakerIsListening: listeners.contains { $0.player == new.speaker }, speakingNow: speakingNow) {
+                throw refusal
             }
-            let speakingUntil = now.addingTimeInterval(Double(new.durationMilliseconds) / 1000)
+            let speakingUntil = WalkieTalkiePolicy.speakingUntil(recordedAt: now, durationMilliseconds: new.durationMilliseconds)
             try db.execute(sql: """
                 INSERT INTO transmission (id, channel, speaker, heroID, contentType, durationMilliseconds, byteCount,
                                           audio, createdAt, speakingUntil)
@@ -97,7 +103,7 @@ extension RangersStore {
                 """, arguments: [new.id.rawValue, new.channel.rawValue, new.speaker.rawValue, hero.rawValue,
                                  new.contentType, new.durationMilliseconds, new.audio.count, new.audio, now, speakingUntil])
             let transmission = try Self.transmission(new.id, db)
-            for listener in try Self.listeners(of: new.channel, db) where listener.player != new.speaker {
+            for listener in listeners where WalkieTalkiePolicy.hears(listener.player, messageOf: new.speaker) {
                 try Self.enqueue(push(listener, transmission), adventure: nil, tick: nil, at: now, db)
             }
             return transmission

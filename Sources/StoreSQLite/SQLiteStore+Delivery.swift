@@ -1,60 +1,9 @@
 import Foundation
 import GRDB
+import Store
 import Vocabulary
 
-/// What became of a claimed push.
-public enum PushOutcome: Hashable, Sendable {
-    /// APNs accepted it.
-    case delivered(apnsID: String?, status: Int = 200, attempts: Int = 1)
-    /// APNs answered that the token is no longer valid (410 `Unregistered`,
-    /// `BadDeviceToken`, `ExpiredToken`); `since` is APNs' timestamp, if it gave one.
-    case tokenInvalid(status: Int, reason: String, since: Date?, apnsID: String? = nil, attempts: Int = 1)
-    /// It may succeed later (429, 5xx, a dropped connection): send again at `at`.
-    case retryLater(at: Date, reason: String)
-    /// Retrying will not help (bad payload, bad topic), or the dispatcher gave up.
-    case rejected(status: Int?, reason: String, apnsID: String? = nil, attempts: Int = 1)
-}
-
-public struct PushResult: Hashable, Sendable {
-    public var push: ClaimedPush
-    public var outcome: PushOutcome
-
-    public init(_ push: ClaimedPush, _ outcome: PushOutcome) {
-        self.push = push
-        self.outcome = outcome
-    }
-}
-
-extension RangersStore {
-    public func recordDelivered(_ push: ClaimedPush, apnsID: String?, status: Int = 200, attempts: Int = 1,
-                                at now: Date = Date()) async throws {
-        try await record(.delivered(apnsID: apnsID, status: status, attempts: attempts), for: push, at: now)
-    }
-
-    /// The token is invalidated wherever it is the valid one (an activity's, a
-    /// device's push-to-start, a channel member's) and the pending pushes that would
-    /// have gone to it are dropped, all in one transaction. A token registered
-    /// again after `since` is left valid: the app re-registered it after APNs
-    /// stopped accepting it, as Apple's documentation describes.
-    public func recordTokenInvalid(_ push: ClaimedPush, status: Int, reason: String, since: Date?, attempts: Int = 1,
-                                   apnsID: String? = nil, at now: Date = Date()) async throws {
-        try await record(.tokenInvalid(status: status, reason: reason, since: since, apnsID: apnsID, attempts: attempts),
-                         for: push, at: now)
-    }
-
-    public func reschedule(_ push: ClaimedPush, at nextAttempt: Date, reason: String) async throws {
-        try await record(.retryLater(at: nextAttempt, reason: reason), for: push)
-    }
-
-    public func recordRejected(_ push: ClaimedPush, status: Int?, reason: String, attempts: Int = 1,
-                               apnsID: String? = nil, at now: Date = Date()) async throws {
-        try await record(.rejected(status: status, reason: reason, apnsID: apnsID, attempts: attempts), for: push, at: now)
-    }
-
-    public func record(_ outcome: PushOutcome, for push: ClaimedPush, at now: Date = Date()) async throws {
-        try await write { db in try Self.record(outcome, for: push, at: now, db) }
-    }
-
+extension SQLiteStore {
     /// Many answers in one write, as a busy dispatcher collects them. Each is
     /// recorded in its own savepoint: one that is refused (answered twice, say)
     /// leaves the others recorded. Returns the refusals, in the order given.

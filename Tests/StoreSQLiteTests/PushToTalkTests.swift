@@ -1,24 +1,27 @@
 import Foundation
 import Game
+import PushPolicy
+import Store
+@testable import StoreSQLite
+import StoreTestSupport
 import Testing
-@testable import Store
 import Vocabulary
 
 @Suite struct PushToTalkTests {
     private func talk(_ member: ChannelMember, _ transmission: Transmission) -> OutboxMessage {
         OutboxMessage(target: .pushToTalk(member.id), pushType: .pushtotalk, topic: "app.rangers.voip-ptt", priority: .high,
                       expiration: 0, payload: Data(#"{"aps":{},"transmissionID":"\#(transmission.id)"}"#.utf8),
-                      reason: "new audio from \(transmission.speaker)", hasAlert: false, isEnd: false)
+                      reason: "new audio from \(transmission.speaker)", hasAlert: false, isEnd: false, supersedable: false)
     }
 
     private func leave(_ member: ChannelMember) -> OutboxMessage {
         OutboxMessage(target: .pushToTalk(member.id), pushType: .pushtotalk, topic: "app.rangers.voip-ptt", priority: .high,
                       expiration: 0, payload: Data(#"{"aps":{},"leaveChannel":true}"#.utf8), reason: "leave channel",
-                      hasAlert: false, isEnd: true)
+                      hasAlert: false, isEnd: true, supersedable: false)
     }
 
     /// The trio with everyone joined to the party's channel, each with their own token.
-    private func joined() async throws -> (RangersStore, Trio, Channel) {
+    private func joined() async throws -> (SQLiteStore, Trio, Channel) {
         let store = try ScratchDatabase().open()
         let trio = try await Trio.make(in: store)
         let channel = try await store.channel(of: trio.party.id)
@@ -63,11 +66,21 @@ import Vocabulary
                                 durationMilliseconds: 2000, audio: Data([1, 2, 3])), at: time, push: talk)
         }
         _ = try await upload(0, at: now)
-        await #expect(throws: StoreError.self) { try await upload(1, at: now.addingTimeInterval(1)) }
+        await #expect(throws: WalkieTalkiePolicy.Refusal.someoneElseIsSpeaking(trio.players[0].id)) {
+            try await upload(1, at: now.addingTimeInterval(1))
+        }
         #expect(try await store.pendingOutboxCount() == 2)
         // The speaker may go on; another member may talk once they are done.
         _ = try await upload(0, at: now.addingTimeInterval(1.5))
         _ = try await upload(1, at: now.addingTimeInterval(3.6))
+
+        // Only a listener talks, and no one in a closed channel; neither stores anything.
+        try await store.leaveChannel(channel.id, player: trio.players[2].id)
+        await #expect(throws: WalkieTalkiePolicy.Refusal.notListening) { try await upload(2, at: now.addingTimeInterval(9)) }
+        try await store.closeChannel(channel.id, at: now.addingTimeInterval(10), leaveChannelPush: leave)
+        await #expect(throws: WalkieTalkiePolicy.Refusal.channelClosed) { try await upload(0, at: now.addingTimeInterval(11)) }
+        let stored = try await store.rawRead { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM transmission") }
+        #expect(stored == 3)
     }
 
     @Test func aMemberToldToLeaveKeepsTheirTokenUntilThePushIsSent() async throws {

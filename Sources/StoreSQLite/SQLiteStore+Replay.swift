@@ -2,35 +2,10 @@ import Foundation
 import Game
 import GRDB
 import PushPolicy
+import Store
 import Vocabulary
 
-/// Everything the store kept of one adventure, read from one snapshot: what a
-/// replay plays again and compares with, and what a saved session file holds.
-public struct AdventureRecord: Sendable {
-    public var adventure: StoredAdventure
-    /// The applied commands, each with the tick it was applied at.
-    public var commands: [ScheduledCommand]
-    /// The event log as stored: comparing text is much faster than decoding it.
-    public var events: [LoggedEventText]
-    /// Nil when not asked for; `outboxCount` is there either way.
-    public var outbox: [OutboxEntry]?
-    public var outboxCount: Int
-    /// Every Live Activity the adventure had, whatever became of it, in the order registered.
-    public var activities: [LiveActivityRecipient]
-}
-
-/// One entry of the event log, the event as the JSON text the store holds.
-public struct LoggedEventText: Hashable, Sendable {
-    public var tick: Int
-    public var json: String
-
-    public init(tick: Int, json: String) {
-        self.tick = tick
-        self.json = json
-    }
-}
-
-extension RangersStore {
+extension SQLiteStore {
     public func record(of adventure: AdventureID, includingOutbox: Bool = true) async throws -> AdventureRecord {
         try await read { db in
             let stored = try Self.requireAdventure(adventure, db).value()

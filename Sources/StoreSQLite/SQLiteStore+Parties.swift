@@ -1,10 +1,10 @@
 import Foundation
 import Game
 import GRDB
+import Store
 import Vocabulary
 
-extension RangersStore {
-    public static let largestParty = AdventureSetup.partySizes.upperBound
+extension SQLiteStore {
 
     /// Creates a party with a fresh invite code; its creator joins with `hero`,
     /// which must be one of the heroes they picked. The party's Push To Talk
@@ -56,8 +56,8 @@ extension RangersStore {
             if members.contains(where: { $0.heroID == hero.rawValue }) {
                 throw StoreError.conflict("hero '\(hero)' is already in party '\(party.name)'")
             }
-            guard members.count < Self.largestParty else {
-                throw StoreError.conflict("party '\(party.name)' is full (\(Self.largestParty) members)")
+            guard members.count < StoredValueLimits.largestParty else {
+                throw StoreError.conflict("party '\(party.name)' is full (\(StoredValueLimits.largestParty) members)")
             }
             if try Self.runningAdventureID(of: PartyID(party.id), db) != nil {
                 throw StoreError.conflict("party '\(party.name)' is on an adventure; join when it has ended")

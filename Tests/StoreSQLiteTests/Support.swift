@@ -2,7 +2,9 @@ import Foundation
 import Game
 import GRDB
 import PushPolicy
-@testable import Store
+import Store
+@testable import StoreSQLite
+import StoreTestSupport
 import Vocabulary
 
 /// A real SQLite file in a directory of its own. All of them live under one
@@ -24,7 +26,7 @@ struct ScratchDatabase {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
-    func open() throws -> RangersStore { try RangersStore(path: path) }
+    func open() throws -> SQLiteStore { try SQLiteStore(path: path) }
 }
 
 /// The shipped content, read straight from Content/ (the test target sees only
@@ -53,13 +55,13 @@ enum ShippedContent {
 
 /// Three players with a party of Power Panda, Egghead and Spouty, as the demo has.
 struct Trio {
-    let store: RangersStore
+    let store: SQLiteStore
     let players: [Player]
     let keys: [String]
     let party: Party
     let heroes: [HeroID] = ["power-panda", "egghead", "spouty"]
 
-    static func make(in store: RangersStore) async throws -> Trio {
+    static func make(in store: SQLiteStore) async throws -> Trio {
         var players: [Player] = []
         var keys: [String] = []
         for name in ["Ana", "Bao", "Chae"] {
@@ -120,10 +122,10 @@ func update(_ activity: ActivityID, tick: Int = 1, alert: Bool = false, end: Boo
     OutboxMessage(target: .liveActivity(activity), pushType: .liveactivity, topic: "app.rangers.push-type.liveactivity",
                   priority: alert ? .high : .low, expiration: expiration,
                   payload: Data(#"{"aps":{"event":"\#(end ? "end" : "update")","timestamp":\#(tick)}}"#.utf8),
-                  reason: alert ? "alert" : "routine", hasAlert: alert, isEnd: end)
+                  reason: alert ? "alert" : "routine", hasAlert: alert, isEnd: end, supersedable: !alert && !end)
 }
 
-extension RangersStore {
+extension SQLiteStore {
     /// A raw read for what no operation exposes (hashes, history rows).
     func rawRead<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await pool.read(body)

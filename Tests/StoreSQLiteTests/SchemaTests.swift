@@ -1,15 +1,17 @@
 import Foundation
 import Game
 import GRDB
+import Store
+@testable import StoreSQLite
+import StoreTestSupport
 import Testing
-@testable import Store
 import Vocabulary
 
 @Suite struct SchemaTests {
     @Test func aNewFileGetsEveryMigrationWithWALAndForeignKeys() async throws {
         let scratch = try ScratchDatabase()
         let store = try scratch.open()
-        #expect(try await store.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox"])
+        #expect(try await store.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable"])
         #expect(FileManager.default.fileExists(atPath: scratch.path))
         let (journal, foreignKeys) = try await store.rawRead { db in
             (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Bool.fetchOne(db, sql: "PRAGMA foreign_keys"))
@@ -34,7 +36,7 @@ import Vocabulary
             partyID = trio.party.id
         }
         let reopened = try scratch.open()
-        #expect(try await reopened.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox"])
+        #expect(try await reopened.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable"])
         let player = try #require(try await reopened.player(authenticatedBy: key))
         #expect(player.name == "Bao")
         #expect(try await reopened.members(of: try #require(partyID)).count == 3)
@@ -59,7 +61,7 @@ import Vocabulary
             }
         }
         let store = try scratch.open()
-        #expect(try await store.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox"])
+        #expect(try await store.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable"])
         #expect(try await store.party("party-1").name == "Old party")
         // The party predates channels; it gets one when first asked, and keeps it.
         let channel = try await store.channel(of: "party-1")
@@ -124,5 +126,31 @@ import Vocabulary
         await #expect(throws: StoreError.notFound("player", id: "nobody")) {
             try await store.pickHeroes(["egghead"], for: "nobody")
         }
+    }
+
+    /// Before v4 the store itself decided that a pending routine Live Activity
+    /// update (no alert, not an end) gives way to a newer push; v4 stores the
+    /// policy's decision with each push. Rows queued before keep what the old rule
+    /// said of them.
+    @Test func pushesQueuedBeforeTheSupersedableColumnKeepTheirFate() async throws {
+        let scratch = try ScratchDatabase()
+        do {
+            let queue = try DatabaseQueue(path: scratch.path)
+            try Schema.migrator.migrate(queue, upTo: "v3-pending-outbox")
+            try await queue.write { db in
+                for (target, kind, hasAlert, isEnd) in [("a1", "liveActivity", false, false), ("a1", "liveActivity", true, false),
+                                                        ("a1", "liveActivity", false, true), ("m1", "pushToTalk", false, false)] {
+                    try db.execute(sql: """
+                        INSERT INTO outbox (targetKind, targetID, pushType, topic, priority, expiration, payload, reason,
+                                            hasAlert, isEnd, state, attempts, nextAttemptAt, createdAt)
+                        VALUES (?, ?, 'liveactivity', 't', 5, 0, x'7b7d', 'r', ?, ?, 'pending', 0, '2025-01-01 00:00:00.000',
+                                '2025-01-01 00:00:00.000')
+                        """, arguments: [kind, target, hasAlert, isEnd])
+                }
+            }
+        }
+        let store = try scratch.open()
+        let flags = try await store.rawRead { db in try Bool.fetchAll(db, sql: "SELECT supersedable FROM outbox ORDER BY id") }
+        #expect(flags == [true, false, false, false])
     }
 }

@@ -2,30 +2,10 @@ import Foundation
 import Game
 import GRDB
 import PushPolicy
+import Store
 import Vocabulary
 
-/// A due adventure as the ticker reads it on each pass. The ticker keeps what it
-/// committed last in memory, so the stored adventure and the activities' budgets
-/// are read only when it does not have them already: after a start, a restart,
-/// or a tick it did not store itself.
-public struct DueAdventure: Hashable, Sendable {
-    public var id: AdventureID
-    public var lastTick: Int
-    /// Nil when the reader said it has the adventure at `lastTick`.
-    public var stored: StoredAdventure?
-    /// Waiting for the next tick, in the order they arrived.
-    public var commands: [QueuedCommand]
-    /// The activities with a valid token, in the order they were registered.
-    public var activities: [DueActivity]
-}
-
-public struct DueActivity: Hashable, Sendable {
-    public var recipient: LiveActivityRecipient
-    /// Nil when the reader said it has this activity's budget already.
-    public var ledger: BudgetLedger?
-}
-
-extension RangersStore {
+extension SQLiteStore {
     /// Running adventures whose next tick is due at `second` (unix seconds), most
     /// overdue first, from one snapshot, leaving out those in `skipping`. `isKnown(id, lastTick)` and
     /// `hasLedger(id, activity)` say what the caller already holds; the ledgers

@@ -1,9 +1,10 @@
 import Foundation
 import Game
 import GRDB
+import Store
 import Vocabulary
 
-extension RangersStore {
+extension SQLiteStore {
     /// Stores a new adventure at tick 0 and its first pushes (push-to-start) in one
     /// transaction: either the adventure exists with its starts queued, or neither.
     ///
@@ -15,13 +16,13 @@ extension RangersStore {
         id: AdventureID = .random(), party: PartyID, setup: AdventureSetup, state: AdventureState, startedAt: Int,
         contentVersion: String, outbox: [OutboxMessage], at now: Date = Date()
     ) async throws -> StoredAdventure {
-        guard !setup.party.isEmpty else { throw StoreError.invalid("an adventure needs at least one hero") }
+        do {
+            try setup.checkShape()
+        } catch {
+            throw StoreError.invalid(error.description)
+        }
         guard state.tick == 0, state.isRunning else {
             throw StoreError.invalid("an adventure starts from a running state at tick 0, not tick \(state.tick) (\(state.status.rawValue))")
-        }
-        guard AdventureSetup.tickIntervals.contains(setup.tickInterval),
-              (1...AdventureSetup.longestTimeLimit).contains(setup.timeLimit) else {
-            throw StoreError.invalid("tick interval \(setup.tickInterval) s or time limit \(setup.timeLimit) s out of range")
         }
         // Unix seconds from this century's clock; far larger would overflow tick times.
         guard (0...(1 << 40)).contains(startedAt) else { throw StoreError.invalid("start time \(startedAt) is not a plausible unix time") }
@@ -114,14 +115,6 @@ extension RangersStore {
             }
             let row = try CommandRow(adventure: adventure.rawValue, command: json, receivedAt: now).insertAndFetch(db)
             return QueuedCommand(id: CommandID(row.id!), command: .endAdventure, receivedAt: row.receivedAt)
-        }
-    }
-
-    /// Commands waiting for the next tick, in the order they arrived.
-    public func pendingCommands(for adventure: AdventureID) async throws -> [QueuedCommand] {
-        try await read { db in
-            _ = try Self.requireAdventure(adventure, db)
-            return try Self.pendingCommands(for: adventure, db)
         }
     }
 

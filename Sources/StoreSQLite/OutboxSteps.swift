@@ -1,9 +1,11 @@
 import Foundation
 import GRDB
+import PushPolicy
+import Store
 import Vocabulary
 
 // The steps the outbox operations share, each run inside the caller's transaction.
-extension RangersStore {
+extension SQLiteStore {
     /// The token a push to `target` goes to now, or why it cannot go anywhere.
     static func currentToken(of target: PushTarget, isEnd: Bool, _ db: Database) throws -> TokenLookup {
         switch target {
@@ -25,10 +27,9 @@ extension RangersStore {
                 """, arguments: [id.rawValue])
             else { return .unreachable("the channel member is unknown") }
             let status: String = member["status"]
-            // A member told to leave hears nothing more but the leave push itself.
-            guard status == "joined" || (status == "leaving" && isEnd) else {
-                return .unreachable("the member has left the channel")
-            }
+            guard WalkieTalkiePolicy.reaches(isListening: status == ChannelMemberStatus.joined.rawValue,
+                                             isLeaving: status == ChannelMemberStatus.leaving.rawValue, isLeavePush: isEnd)
+            else { return .unreachable("the member has left the channel") }
             guard let token: String = member["token"], member["tokenInvalidAt"] as Date? == nil else {
                 return .unreachable("the channel member has no valid token")
             }
@@ -42,13 +43,12 @@ extension RangersStore {
         case unreachable(String)
     }
 
-    /// The routine updates waiting for an activity, which a newer push makes
-    /// pointless: the phone shows only the newest state.
+    /// The pushes waiting for a target that the policy marked supersedable, when a
+    /// newer push to it is queued.
     static let supersedeSQL = """
-        UPDATE outbox INDEXED BY outbox_pendingRoutine SET state = 'superseded', outcome = ?
-        WHERE state = 'pending' AND NOT hasAlert AND NOT isEnd AND targetKind = 'liveActivity' AND targetID = ?
+        UPDATE outbox INDEXED BY outbox_pendingSupersedable SET state = 'superseded', outcome = ?
+        WHERE state = 'pending' AND supersedable AND targetKind = ? AND targetID = ?
         """
-    static let supersededOutcome = "a newer update for this activity was queued"
 
     static func drop(_ row: OutboxRow, because reason: String, _ db: Database) throws {
         try db.execute(sql: "UPDATE outbox SET state = 'dropped', outcome = ? WHERE id = ?", arguments: [reason, row.id])

@@ -1,0 +1,24 @@
+/// What becomes of a decided push while it waits to be sent. The store applies
+/// these when it queues and claims pushes; the decisions are made here.
+public enum QueuedPushRules {
+    /// A push that a newer one to the same Live Activity makes pointless: a
+    /// routine update (no alert, not an end), since the phone shows only the newest
+    /// state. An alert must still be heard and an end must end the activity, so
+    /// neither is ever superseded; push-to-start and walkie-talkie pushes neither.
+    public static func isSupersedable(_ decision: PushDecision) -> Bool {
+        guard case .liveActivity = decision.target else { return false }
+        return !decision.hasAlert && !decision.isEnd
+    }
+
+    /// Why a supersedable push was not sent: a newer push to its activity was
+    /// queued, or is being or has been sent.
+    public static let supersededReason = "a newer update for this activity was queued"
+
+    /// Past its `apns-expiration` a push is worth nothing (an update's is its stale
+    /// date); 0 means "now or never" and is APNs' to judge, not ours.
+    public static func hasExpired(expiration: Int, at now: Int) -> Bool {
+        expiration > 0 && expiration < now
+    }
+
+    public static let expiredReason = "expired before it could be sent"
+}

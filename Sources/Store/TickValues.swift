@@ -1,0 +1,90 @@
+import Foundation
+import Game
+import PushPolicy
+import Vocabulary
+
+/// A due adventure as the ticker reads it on each pass. The ticker keeps what it
+/// committed last in memory, so the stored adventure and the activities' budgets
+/// are read only when it does not have them already: after a start, a restart,
+/// or a tick it did not store itself.
+public struct DueAdventure: Hashable, Sendable {
+    public var id: AdventureID
+    public var lastTick: Int
+    /// Nil when the reader said it has the adventure at `lastTick`.
+    public var stored: StoredAdventure?
+    /// Waiting for the next tick, in the order they arrived.
+    public var commands: [QueuedCommand]
+    /// The activities with a valid token, in the order they were registered.
+    public var activities: [DueActivity]
+
+    public init(id: AdventureID, lastTick: Int, stored: StoredAdventure? = nil, commands: [QueuedCommand], activities: [DueActivity]) {
+        self.id = id
+        self.lastTick = lastTick
+        self.stored = stored
+        self.commands = commands
+        self.activities = activities
+    }
+}
+
+public struct DueActivity: Hashable, Sendable {
+    public var recipient: LiveActivityRecipient
+    /// Nil when the reader said it has this activity's budget already.
+    public var ledger: BudgetLedger?
+
+    public init(recipient: LiveActivityRecipient, ledger: BudgetLedger? = nil) {
+        self.recipient = recipient
+        self.ledger = ledger
+    }
+}
+
+/// One tick of one adventure, as the ticker computed it.
+public struct TickRecord: Sendable {
+    public var adventure: AdventureID
+    public var tick: Int
+    /// The state after the tick; `state.tick` must be `tick`.
+    public let state: AdventureState
+    public let events: [GameEvent]
+    /// `state` and `events` as stored, encoded when the record is made — by the
+    /// ticker, one slice per core — rather than inside the one writer's transaction.
+    public let stateText: String
+    public let eventTexts: [String]
+    /// The queued commands the tick applied, in the order applied.
+    public var appliedCommandIDs: [CommandID]
+    public var outbox: [OutboxMessage]
+    /// By activity id, as `PushPolicy.pushes(after:…ledgers:)` left them; an
+    /// activity left out keeps its stored ledger.
+    public var ledgers: [ActivityID: BudgetLedger]
+    /// When the tick ends the adventure: the push that tells a member listening on
+    /// the party's channel to leave it. Built inside the tick's transaction, so a
+    /// member who joined a moment before is not missed.
+    public var leaveChannelPush: (@Sendable (ChannelMember) -> OutboxMessage?)?
+
+    public init(adventure: AdventureID, tick: Int, state: AdventureState, events: [GameEvent],
+                appliedCommandIDs: [CommandID], outbox: [OutboxMessage], ledgers: [ActivityID: BudgetLedger],
+                leaveChannelPush: (@Sendable (ChannelMember) -> OutboxMessage?)? = nil) {
+        self.adventure = adventure
+        self.tick = tick
+        self.state = state
+        self.events = events
+        stateText = CanonicalJSON.text(of: state)
+        eventTexts = events.map(CanonicalJSON.text(of:))
+        self.appliedCommandIDs = appliedCommandIDs
+        self.outbox = outbox
+        self.ledgers = ledgers
+        self.leaveChannelPush = leaveChannelPush
+    }
+}
+
+/// Where a stored tick left its adventure.
+public struct StoredTick: Hashable, Sendable {
+    public var lastTick: Int
+    public var status: AdventureStatus
+    /// Nil once the adventure is over.
+    public var nextTickAt: Int?
+
+    public init(lastTick: Int, status: AdventureStatus, nextTickAt: Int? = nil) {
+        self.lastTick = lastTick
+        self.status = status
+        self.nextTickAt = nextTickAt
+    }
+}
