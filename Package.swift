@@ -197,7 +197,8 @@ let package = Package(
                 "Vocabulary", "Replay", "Game", "Catalog", "Store", "StoreSQLite", "StoreTestSupport", "PushPolicy", "Wire", "APNs",
                 "APNsCurl", "APNsSimulator",
                 .product(name: "GRDB", package: "GRDB.swift"),
-            ]
+            ],
+            exclude: ["Golden"]
         ),
     ],
     swiftLanguageModes: [.v6]

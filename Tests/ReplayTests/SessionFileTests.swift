@@ -105,3 +105,19 @@ import Testing
         }
     }
 }
+
+/// A session file exported by `rangers replay export` before the store was put
+/// behind its seam and the tick pipeline made one: what studios have saved must
+/// keep replaying, and reading and writing it must keep its bytes.
+@Suite struct SavedSessionFormatTests {
+    @Test func aSessionSavedByAnEarlierVersionReplaysIdenticalAndKeepsItsBytes() throws {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("Golden/session-format-1.json")
+        let data = try Data(contentsOf: file)
+        let session = try SessionFile.decode(data)
+        let report = try Verifier.verify(session, with: try ReplayContent(snapshotOf: session))
+        #expect(report.isIdentical)
+        #expect(report.ticks == 116 && report.events == 589 && report.pushes == 255)
+        #expect(try SessionFile.encode(session) == data)
+    }
+}
