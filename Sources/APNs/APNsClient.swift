@@ -153,7 +153,7 @@ public final class APNsClient: PushSender {
         var headers: [(name: String, value: String)] = [
             ("authorization", "bearer \(token)"),
             ("apns-push-type", request.pushType.rawValue),
-            ("apns-topic", request.topic),
+            ("apns-topic", request.topic.rawValue),
             ("apns-priority", String(request.priority)),
             ("apns-id", apnsID.uuidString.lowercased()),
             ("content-type", "application/json"),

@@ -9,7 +9,7 @@ public struct APNsRequest: Hashable, Sendable {
 
     public var deviceToken: String
     public var pushType: PushType
-    public var topic: String
+    public var topic: Topic
     /// 10 (immediate), 5 (opportunistic) or 1 (lowest power).
     public var priority: Int
     /// `apns-expiration`, unix seconds; 0 = deliver once or never, nil = APNs's default.
@@ -19,7 +19,7 @@ public struct APNsRequest: Hashable, Sendable {
     public var collapseID: String?
     public var payload: Data
 
-    public init(deviceToken: String, pushType: PushType, topic: String, priority: Int, expiration: Int? = nil,
+    public init(deviceToken: String, pushType: PushType, topic: Topic, priority: Int, expiration: Int? = nil,
                 apnsID: UUID? = nil, collapseID: String? = nil, payload: Data) {
         self.deviceToken = deviceToken
         self.pushType = pushType
@@ -45,7 +45,7 @@ public struct APNsRequest: Hashable, Sendable {
 
     public static func alert(deviceToken: String, bundleID: String, priority: Int = 10, expiration: Int? = nil,
                              payload: Data) -> APNsRequest {
-        APNsRequest(deviceToken: deviceToken, pushType: .alert, topic: bundleID, priority: priority,
+        APNsRequest(deviceToken: deviceToken, pushType: .alert, topic: PushType.alert.topic(bundleID: bundleID), priority: priority,
                     expiration: expiration, payload: payload)
     }
 
@@ -54,7 +54,7 @@ public struct APNsRequest: Hashable, Sendable {
         guard PushToken.isWellFormed(deviceToken) else { throw .badDeviceToken(length: deviceToken.utf8.count) }
         guard [1, 5, 10].contains(priority) else { throw .badPriority(priority) }
         if pushType == .pushtotalk, priority != 10 { throw .badPriority(priority) }
-        guard !topic.isEmpty, topic.hasSuffix(pushType.topicSuffix) else { throw .badTopic(topic, pushType) }
+        guard !topic.rawValue.isEmpty, topic.rawValue.hasSuffix(pushType.topicSuffix) else { throw .badTopic(topic.rawValue, pushType) }
         if let expiration, expiration < 0 { throw .badExpiration(expiration) }
         guard !payload.isEmpty else { throw .payloadEmpty }
         guard payload.count <= pushType.payloadLimit else { throw .payloadTooLarge(bytes: payload.count, limit: pushType.payloadLimit) }

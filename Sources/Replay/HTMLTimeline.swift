@@ -143,7 +143,7 @@ public enum HTMLTimeline {
             }
             return ChartData.Push(
                 tick: push.tick ?? 0, recipient: push.targetID, hero: heroes[ActivityID(push.targetID)]?.rawValue,
-                priority: push.priority, event: push.event, reason: push.reason, state: push.state,
+                priority: push.priority.rawValue, event: push.event, reason: push.reason, state: push.state,
                 sound: push.alert.map { $0.sound ?? "default" }, title: text(push.alert?.title), body: text(push.alert?.body))
         }
         for language in data.languages {

@@ -154,13 +154,11 @@ public struct SessionPushes: Hashable, Codable, Sendable {
 public struct SessionPush: Hashable, Codable, Sendable {
     /// Nil for pushes decided outside a tick (none today; kept as the outbox allows it).
     public var tick: Int?
-    /// `liveActivity`, `pushToStart` or `pushToTalk`, as the store names targets.
-    public var targetKind: String
+    public var targetKind: PushTarget.Kind
     /// The activity, device or channel member it went to.
     public var targetID: String
-    /// `apns-topic`.
-    public var topic: String
-    public var priority: Int
+    public var topic: Topic
+    public var priority: Priority
     public var reason: String
     /// `start`, `update` or `end`.
     public var event: String
@@ -171,7 +169,7 @@ public struct SessionPush: Hashable, Codable, Sendable {
     /// The body, byte for byte as it was (or would have been) sent.
     public var payload: String
 
-    public init(tick: Int?, targetKind: String, targetID: String, topic: String, priority: Int, reason: String, event: String,
+    public init(tick: Int?, targetKind: PushTarget.Kind, targetID: String, topic: Topic, priority: Priority, reason: String, event: String,
                 alert: Alert?, expiration: Int, state: String, payload: String) {
         self.tick = tick
         self.targetKind = targetKind
@@ -190,8 +188,8 @@ public struct SessionPush: Hashable, Codable, Sendable {
         let message = entry.message
         // Every body in the outbox was encoded from a `LiveActivityPayload`.
         let decoded = try? JSONDecoder().decode(LiveActivityPayload.self, from: message.payload)
-        self.init(tick: entry.tick, targetKind: message.target.kind.rawValue, targetID: message.target.id,
-                  topic: message.topic, priority: message.priority.rawValue, reason: message.reason,
+        self.init(tick: entry.tick, targetKind: message.target.kind, targetID: message.target.id,
+                  topic: message.topic, priority: message.priority, reason: message.reason,
                   event: decoded?.event.name ?? message.pushType.rawValue, alert: decoded?.alert,
                   expiration: message.expiration, state: entry.state.rawValue,
                   payload: String(decoding: message.payload, as: UTF8.self))

@@ -52,9 +52,9 @@ public struct ServerConfiguration: Sendable {
     }
 
     /// The `apns-topic` of Live Activity pushes (updates, ends and push-to-start).
-    public var liveActivityTopic: String { PushType.liveactivity.topic(bundleID: bundleID) }
+    public var liveActivityTopic: Topic { PushType.liveactivity.topic(bundleID: bundleID) }
     /// The `apns-topic` of Push To Talk pushes.
-    public var pushToTalkTopic: String { PushType.pushtotalk.topic(bundleID: bundleID) }
+    public var pushToTalkTopic: Topic { PushType.pushtotalk.topic(bundleID: bundleID) }
 
     /// Everything wrong with these settings, each naming its setting; empty when usable.
     /// Messages never quote the game-master key.

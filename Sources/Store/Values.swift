@@ -221,8 +221,7 @@ public enum PushTarget: Hashable, Sendable, CustomStringConvertible {
 public struct OutboxMessage: Hashable, Sendable {
     public var target: PushTarget
     public var pushType: PushType
-    /// `apns-topic`.
-    public var topic: String
+    public var topic: Topic
     public var priority: Priority
     /// `apns-expiration`, unix seconds; 0 means "now or never".
     public var expiration: Int
@@ -238,7 +237,7 @@ public struct OutboxMessage: Hashable, Sendable {
     /// pointless (`QueuedPushRules.isSupersedable`).
     public var supersedable: Bool
 
-    public init(target: PushTarget, pushType: PushType, topic: String, priority: Priority, expiration: Int,
+    public init(target: PushTarget, pushType: PushType, topic: Topic, priority: Priority, expiration: Int,
                 payload: Data, reason: String, hasAlert: Bool, isEnd: Bool, supersedable: Bool) {
         self.target = target
         self.pushType = pushType

@@ -167,7 +167,7 @@ struct OutboxRow: Codable, FetchableRecord {
 
     func message() throws -> OutboxMessage {
         guard let priority = Priority(rawValue: priority) else { throw StoreError.corrupt("priority \(priority) of outbox row") }
-        return OutboxMessage(target: try PushTarget(kind: targetKind, id: targetID), pushType: try Self.pushType(pushType), topic: topic,
+        return OutboxMessage(target: try PushTarget(kind: targetKind, id: targetID), pushType: try Self.pushType(pushType), topic: Topic(rawValue: topic),
                              priority: priority, expiration: expiration, payload: payload, reason: reason,
                              hasAlert: hasAlert, isEnd: isEnd, supersedable: supersedable)
     }

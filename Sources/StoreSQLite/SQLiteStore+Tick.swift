@@ -111,7 +111,7 @@ extension SQLiteStore {
                                 hasAlert, isEnd, supersedable, tick, state, attempts, nextAttemptAt, createdAt)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)
             """).execute(arguments: [
-                adventure?.rawValue, message.target.kind.rawValue, message.target.id, message.pushType.rawValue, message.topic,
+                adventure?.rawValue, message.target.kind.rawValue, message.target.id, message.pushType.rawValue, message.topic.rawValue,
                 message.priority.rawValue, message.expiration, message.payload, message.reason, message.hasAlert,
                 message.isEnd, message.supersedable, tick, now, now,
             ])

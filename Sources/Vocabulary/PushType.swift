@@ -32,7 +32,29 @@ public enum PushType: String, Sendable, CaseIterable, Codable {
         }
     }
 
-    public func topic(bundleID: String) -> String { bundleID + topicSuffix }
+    public func topic(bundleID: String) -> Topic { Topic(self, bundleID: bundleID) }
+}
+
+/// `apns-topic`: the app's bundle id and, for most push types, a suffix naming
+/// the kind of push (`.push-type.liveactivity`, `.voip-ptt`).
+public struct Topic: Hashable, Codable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
+    public let rawValue: String
+
+    public init(_ pushType: PushType, bundleID: String) { rawValue = bundleID + pushType.topicSuffix }
+
+    /// A topic as stored or as given; a request checks that it fits its push type.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    public init(stringLiteral value: String) { rawValue = value }
+
+    public init(from decoder: any Decoder) throws { rawValue = try decoder.singleValueContainer().decode(String.self) }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    public var description: String { rawValue }
 }
 
 /// `apns-priority` of the pushes the game decides.

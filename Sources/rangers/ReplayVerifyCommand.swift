@@ -122,7 +122,7 @@ struct ReplayVerifyCommand: AsyncParsableCommand {
             throw UsageError("\(error)")
         }
         var output = TimelinePrinter(content: content, adventure: adventure, language: language, json: format == .json,
-                                     topic: pushes.first?.topic ?? "")
+                                     topic: pushes.first?.topic.rawValue ?? "")
         let pushesByTick = Dictionary(grouping: pushes, by: { $0.tick ?? 0 })
         let heroes = session.heroByActivity
         output.begin()

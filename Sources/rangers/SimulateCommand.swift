@@ -93,7 +93,7 @@ struct SimulateCommand: ParsableCommand {
         let scheduled = try commands.map { try CommandsFile.read($0, party: party) } ?? []
 
         var output = TimelinePrinter(content: ReplayContent(loaded), adventure: adventure, language: language, json: json,
-                                     topic: PushType.liveactivity.topic(bundleID: bundleID))
+                                     topic: PushType.liveactivity.topic(bundleID: bundleID).rawValue)
         output.begin()
         guard pushes else {
             adventure.playToEnd(commands: scheduled) { state, events in output.tick(state, events) }

@@ -78,10 +78,10 @@ struct TimelinePrinter {
     /// The pushes a server decided on, as a saved session keeps them.
     mutating func savedPushes(_ pushes: [SessionPush], heroes: [ActivityID: HeroID]) {
         for saved in pushes {
-            let recipient = saved.targetKind == "liveActivity" ? saved.targetID : "\(saved.targetKind):\(saved.targetID)"
+            let recipient = saved.targetKind == .liveActivity ? saved.targetID : "\(saved.targetKind.rawValue):\(saved.targetID)"
             push(PushLine(tick: saved.tick ?? 0, recipient: recipient, hero: heroes[ActivityID(saved.targetID)]?.rawValue ?? "?",
-                          event: saved.event, priority: saved.priority, alert: saved.alert, reason: saved.reason,
-                          expiration: saved.expiration, payload: saved.payload, topic: saved.topic, state: saved.state))
+                          event: saved.event, priority: saved.priority.rawValue, alert: saved.alert, reason: saved.reason,
+                          expiration: saved.expiration, payload: saved.payload, topic: saved.topic.rawValue, state: saved.state))
         }
     }
 

@@ -40,7 +40,7 @@ import Testing
         }
         let accepted = fixture.simulator.accepted()
         #expect(accepted.map(\.pushType) == [.liveactivity, .pushtotalk, .alert])
-        #expect(accepted.map(\.topic) == requests.map(\.topic))
+        #expect(accepted.map(\.topic) == requests.map(\.topic.rawValue))
         #expect(accepted.map(\.payload) == requests.map(\.payload))
         #expect(accepted[1].priority == 10 && accepted[1].expiration == 0)
         await client.shutdown()

@@ -67,7 +67,7 @@ enum Fixtures {
         var headers: [(name: String, value: String)] = [
             ("authorization", "bearer \(token)"),
             ("apns-push-type", pushType.rawValue),
-            ("apns-topic", pushType.topic(bundleID: bundleID)),
+            ("apns-topic", pushType.topic(bundleID: bundleID).rawValue),
         ]
         switch pushType {
         case .pushtotalk:

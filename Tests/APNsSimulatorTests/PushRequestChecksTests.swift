@@ -118,7 +118,7 @@ struct PushRequestChecksTests {
         }
         #expect(push.pushType == pushType)
         #expect(push.bundleID == Fixtures.bundleID)
-        #expect(push.topic == pushType.topic(bundleID: Fixtures.bundleID))
+        #expect(push.topic == pushType.topic(bundleID: Fixtures.bundleID).rawValue)
         #expect(push.provider.keyID == Fixtures.provider.keyID)
     }
 

@@ -28,7 +28,7 @@ import Testing
                                     startingAt: Date(), withStart: true, policy: .standard)
         // The same decisions the server made for that activity, after one push-to-start.
         #expect(replay.pushes.count == serverPushes.count + 1)
-        #expect(replay.pushes.dropFirst().map(\.priority.rawValue) == serverPushes.map(\.priority))
+        #expect(replay.pushes.dropFirst().map(\.priority) == serverPushes.map(\.priority))
         #expect(replay.pushes.dropFirst().map(\.payload.alert) == serverPushes.map(\.alert))
 
         let simulator = try await APNsSimulator.start()

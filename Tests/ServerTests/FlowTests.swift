@@ -79,7 +79,7 @@ import Vocabulary
             for entry in outbox {
                 #expect(entry.tick == 0 && entry.state == .pending)
                 #expect(entry.message.priority == .high && entry.message.hasAlert && !entry.message.isEnd)
-                #expect(entry.message.topic == "\(TestServer.bundleID).push-type.liveactivity")
+                #expect(entry.message.topic.rawValue == "\(TestServer.bundleID).push-type.liveactivity")
                 let aps = JSON(parsing: String(decoding: entry.message.payload, as: UTF8.self))["aps"]
                 #expect(aps["event"].string == "start")
                 #expect(aps["attributes-type"].string == "AdventureAttributes")

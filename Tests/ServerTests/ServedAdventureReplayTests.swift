@@ -40,7 +40,7 @@ import Vocabulary
             #expect(report.pushes == record.outboxCount)
             #expect(record.outbox?.count == record.outboxCount)
             // The push-to-start pushes of tick 0 are kept with the rest.
-            #expect(try session.pushes.decoded().contains { $0.targetKind == "pushToStart" && $0.tick == 0 })
+            #expect(try session.pushes.decoded().contains { $0.targetKind == .pushToStart && $0.tick == 0 })
 
             let file = try SessionFile.decode(try SessionFile.encode(session))
             #expect(try Verifier.verify(file, with: try ReplayContent(snapshotOf: file)).isIdentical)

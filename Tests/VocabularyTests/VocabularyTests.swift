@@ -53,9 +53,9 @@ import Vocabulary
 
 @Suite struct PushTypeTests {
     @Test func topicsEndWithTheSuffixOfTheirPushType() {
-        #expect(PushType.liveactivity.topic(bundleID: SampleApp.bundleID) == SampleApp.bundleID + ".push-type.liveactivity")
-        #expect(PushType.pushtotalk.topic(bundleID: "a.b") == "a.b.voip-ptt")
-        #expect(PushType.alert.topic(bundleID: "a.b") == "a.b")
+        #expect(PushType.liveactivity.topic(bundleID: SampleApp.bundleID).rawValue == SampleApp.bundleID + ".push-type.liveactivity")
+        #expect(PushType.pushtotalk.topic(bundleID: "a.b").rawValue == "a.b.voip-ptt")
+        #expect(PushType.alert.topic(bundleID: "a.b") == Topic(rawValue: "a.b"))
         #expect(PushType.pushtotalk.payloadLimit == 5120 && PushType.liveactivity.payloadLimit == 4096)
     }
 
