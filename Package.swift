@@ -31,7 +31,8 @@ let package = Package(
         .target(name: "Catalog", dependencies: ["Game"]),
         // The app's ActivityKit types and the APNs payloads; knows nothing of the game's rules.
         .target(name: "Wire"),
-        // Which push each Live Activity gets, when, at what priority, with which alert. Sends nothing.
+        // Every push rule: which push each Live Activity gets, when, at what priority, with
+        // which alert; the one tick pipeline; queued pushes; the walkie-talkie. Sends nothing.
         .target(name: "PushPolicy", dependencies: ["Vocabulary", "Game", "Catalog", "Wire"]),
         // APNs semantics, independent of transport and of the game: requests, provider
         // tokens (JWT ES256), every response reason, retries.
@@ -52,7 +53,7 @@ let package = Package(
         ),
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
         // The HTTP/2 transport for APNs over one curl multi handle. No curl type leaves it.
-        .target(name: "APNsCurl", dependencies: ["APNs", "CCurlShim"]),
+        .target(name: "APNsCurl", dependencies: ["APNs", "CCurl", "CCurlShim"]),
         // A local APNs over HTTP/2 + TLS that checks requests like Apple does: for tests and demos.
         .target(
             name: "APNsSimulator",
@@ -62,7 +63,6 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "Logging", package: "swift-log"),
@@ -114,8 +114,8 @@ let package = Package(
         .executableTarget(
             name: "rangers",
             dependencies: [
-                "Vocabulary", "Game", "Catalog", "Wire", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Server", "Replay", "Store",
-                "StoreSQLite",
+                "Vocabulary", "Game", "Catalog", "Wire", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Server", "Replay",
+                "Store", "StoreSQLite",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -146,13 +146,17 @@ let package = Package(
         ),
         .testTarget(name: "VocabularyTests", dependencies: ["Vocabulary"]),
         .testTarget(name: "GameTests", dependencies: ["Vocabulary", "Game", "Catalog"], exclude: ["Golden"]),
-        .testTarget(name: "CatalogTests", dependencies: ["Catalog"]),
+        .testTarget(name: "CatalogTests", dependencies: ["Game", "Catalog"]),
         .testTarget(name: "WireTests", dependencies: ["Wire"], exclude: ["Golden"]),
         .testTarget(
             name: "APNsTests",
-            dependencies: ["APNs", .product(name: "MetricsTestKit", package: "swift-metrics")]
+            dependencies: [
+                "APNs",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
         ),
-        .testTarget(name: "APNsCurlTests", dependencies: ["APNs", "APNsCurl", "APNsSimulator"]),
+        .testTarget(name: "APNsCurlTests", dependencies: ["APNs", "APNsCurl", "APNsSimulator", "CCurl"]),
         .testTarget(
             name: "APNsSimulatorTests",
             dependencies: [
@@ -160,7 +164,6 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
             ]
@@ -175,7 +178,7 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Vocabulary", "Game", "Catalog", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Store", "StoreSQLite",
+                "Vocabulary", "Game", "Catalog", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Store",
                 "StoreTestSupport", "Server", "Replay",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -183,18 +186,24 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        .testTarget(name: "PushPolicyTests", dependencies: ["Vocabulary", "PushPolicy", "Catalog"], exclude: ["Golden"]),
+        .testTarget(
+            name: "PushPolicyTests",
+            dependencies: ["Vocabulary", "Game", "Catalog", "Wire", "PushPolicy"],
+            exclude: ["Golden"]
+        ),
         .testTarget(
             name: "RangersTests",
             dependencies: [
-                "rangers", "Vocabulary", "Replay", "Store", "StoreSQLite", "StoreTestSupport", "Catalog", "PushPolicy", "Game",
+                // Not imported: the tests run the built `rangers` binary, which must be built first.
+                "rangers",
+                "Vocabulary", "Replay", "Store", "StoreSQLite", "Catalog", "PushPolicy", "Game",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         .testTarget(
             name: "ReplayTests",
             dependencies: [
-                "Vocabulary", "Replay", "Game", "Catalog", "Store", "StoreSQLite", "StoreTestSupport", "PushPolicy", "Wire", "APNs",
+                "Vocabulary", "Replay", "Game", "Catalog", "Store", "StoreSQLite", "PushPolicy", "Wire", "APNs",
                 "APNsCurl", "APNsSimulator",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

@@ -20,11 +20,16 @@ public struct StringCatalog: Sendable {
 
     public func text(_ key: String, language: String) -> String? { entries[key]?[language] }
 
+    /// The text in `language`, or in the source language where it has none, as the
+    /// phone falls back.
+    public func textOrSource(_ key: String, language: String) -> String? {
+        text(key, language: language) ?? text(key, language: sourceLanguage)
+    }
+
     /// The text in `language` (or the source language) with its placeholders filled.
     /// A key missing from the catalog comes out as the key itself, as on the phone.
     public func format(_ text: LocalizedText, language: String) -> String {
-        guard let template = self.text(text.key, language: language) ?? self.text(text.key, language: sourceLanguage)
-        else { return text.key }
+        guard let template = textOrSource(text.key, language: language) else { return text.key }
         return Self.fill(template, with: text.args)
     }
 

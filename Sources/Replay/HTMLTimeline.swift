@@ -148,8 +148,7 @@ public enum HTMLTimeline {
         }
         for language in data.languages {
             data.strings[language] = Dictionary(uniqueKeysWithValues: keys.compactMap { key in
-                (content.strings.text(key, language: language) ?? content.strings.text(key, language: content.strings.sourceLanguage))
-                    .map { (key, $0) }
+                content.strings.textOrSource(key, language: language).map { (key, $0) }
             })
         }
         return data

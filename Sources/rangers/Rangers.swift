@@ -1,4 +1,5 @@
 import ArgumentParser
+import Catalog
 import Foundation
 
 @main
@@ -36,6 +37,13 @@ struct Rangers: AsyncParsableCommand {
 struct UsageError: Error {
     var message: String
     init(_ message: String) { self.message = message }
+
+    /// A `--language` must be one the string catalog is written in.
+    static func requireCatalogLanguage(_ language: String) throws(UsageError) {
+        guard StringCatalog.requiredLanguages.contains(language) else {
+            throw UsageError("unknown language '\(language)' (choose \(StringCatalog.requiredLanguages.joined(separator: ", ")))")
+        }
+    }
 }
 
 /// Where Content/ is: `--content`, else `$RANGERS_CONTENT`, else ./Content.

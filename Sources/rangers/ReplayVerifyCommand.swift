@@ -106,9 +106,7 @@ struct ReplayVerifyCommand: AsyncParsableCommand {
     }
 
     private func printTimeline(_ session: SavedSession, content: ReplayContent) throws {
-        guard StringCatalog.requiredLanguages.contains(language) else {
-            throw UsageError("unknown language '\(language)' (choose \(StringCatalog.requiredLanguages.joined(separator: ", ")))")
-        }
+        try UsageError.requireCatalogLanguage(language)
         let adventure: Adventure
         do {
             adventure = try Adventure(setup: session.setup, content: content.game)

@@ -70,9 +70,7 @@ struct SimulateCommand: ParsableCommand {
         } catch {
             throw UsageError("\(error)\nRun `rangers content check` for details.")
         }
-        guard StringCatalog.requiredLanguages.contains(language) else {
-            throw UsageError("unknown language '\(language)' (choose \(StringCatalog.requiredLanguages.joined(separator: ", ")))")
-        }
+        try UsageError.requireCatalogLanguage(language)
         let heroIDs = heroes.split(separator: ",", omittingEmptySubsequences: false)
             .map { HeroID(String($0).trimmingCharacters(in: .whitespaces)) }
             .filter { !$0.rawValue.isEmpty }
