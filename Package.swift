@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // The ids and small values every module passes around (Foundation only).
@@ -84,6 +85,17 @@ let package = Package(
             dependencies: [
                 "Vocabulary", "Game", "PushPolicy", "Store",
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // The PostgreSQL engine through PostgresNIO: for studios that run their own
+        // database and for several nodes on one. Bound statements only.
+        .target(
+            name: "StorePostgres",
+            dependencies: [
+                "Vocabulary", "Game", "PushPolicy", "Store",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Store operations that only tests need, written over the seam so that they
@@ -173,6 +185,13 @@ let package = Package(
             dependencies: [
                 "Vocabulary", "Game", "PushPolicy", "Store", "StoreSQLite", "StoreTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .testTarget(
+            name: "StorePostgresTests",
+            dependencies: [
+                "Vocabulary", "Game", "Store", "StorePostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
         .testTarget(

@@ -1,3 +1,4 @@
+import Foundation
 import Game
 
 /// What every engine refuses as malformed, and the API and its document say.
@@ -10,4 +11,16 @@ public enum StoredValueLimits {
     public static let longestClientID = 128
     /// Members of one party: the game's largest party.
     public static let largestParty = AdventureSetup.partySizes.upperBound
+
+    /// A player's or a party's name as kept: trimmed, not empty, at most
+    /// `longestName` characters, no control characters.
+    public static func checkedName(_ name: String) throws(StoreError) -> String {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { throw .invalid("a name must not be empty") }
+        guard trimmed.count <= longestName else { throw .invalid("a name is at most \(longestName) characters") }
+        guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw .invalid("a name must not contain control characters")
+        }
+        return trimmed
+    }
 }

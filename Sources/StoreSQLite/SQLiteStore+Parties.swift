@@ -11,7 +11,7 @@ extension SQLiteStore {
     /// channel is created with it, so it has a stable id from the start.
     public func createParty(name: String, by player: PlayerID, hero: HeroID,
                             at now: Date = Date()) async throws -> Party {
-        let name = try Self.checkedName(name)
+        let name = try StoredValueLimits.checkedName(name)
         return try await write { db in
             _ = try Self.requirePlayer(player, db)
             try Self.requirePicked(hero, by: player, db)

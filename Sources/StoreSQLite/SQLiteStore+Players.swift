@@ -9,7 +9,7 @@ extension SQLiteStore {
     /// Creates a player and returns their API key. The key is not stored and cannot
     /// be shown again: only its hash is kept.
     public func createPlayer(name: String, at now: Date = Date()) async throws -> (player: Player, apiKey: String) {
-        let name = try Self.checkedName(name)
+        let name = try StoredValueLimits.checkedName(name)
         let apiKey = APIKey.generate()
         let row = PlayerRow(id: UUID().uuidString.lowercased(), name: name, apiKeyHash: APIKey.hash(apiKey), createdAt: now)
         // Returned as read back, so its dates have the precision they are stored with.
@@ -70,15 +70,5 @@ extension SQLiteStore {
     static func heroes(of player: PlayerID, _ db: Database) throws -> [HeroID] {
         try String.fetchAll(db, sql: "SELECT heroID FROM playerHero WHERE player = ? ORDER BY heroID",
                             arguments: [player.rawValue]).map(HeroID.init)
-    }
-
-    static func checkedName(_ name: String) throws -> String {
-        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty else { throw StoreError.invalid("a name must not be empty") }
-        guard trimmed.count <= StoredValueLimits.longestName else { throw StoreError.invalid("a name is at most \(StoredValueLimits.longestName) characters") }
-        guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw StoreError.invalid("a name must not contain control characters")
-        }
-        return trimmed
     }
 }

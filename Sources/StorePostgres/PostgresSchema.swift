@@ -1,0 +1,227 @@
+/// The PostgreSQL schema, as named migrations applied in order inside one
+/// transaction. A migration that has landed is never edited: a change is a new
+/// one appended here. Instants of the game (`started_at`, `next_tick_at`,
+/// `expiration`) are unix seconds; wall-clock bookkeeping is `timestamptz`. The
+/// event log, states and budgets are text: they must come back byte for byte.
+enum PostgresSchema {
+    struct Migration {
+        var name: String
+        var statements: [String]
+    }
+
+    static let migrations = [
+        Migration(name: "v1", statements: v1),
+    ]
+
+    private static let v1 = [
+        """
+        CREATE TABLE player (
+            id TEXT PRIMARY KEY,
+            name TEXT NOT NULL CHECK (length(name) > 0),
+            api_key_hash BYTEA NOT NULL UNIQUE CHECK (length(api_key_hash) = 32),
+            created_at TIMESTAMPTZ NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE player_hero (
+            player TEXT NOT NULL REFERENCES player(id),
+            hero_id TEXT NOT NULL,
+            PRIMARY KEY (player, hero_id)
+        )
+        """,
+        """
+        CREATE TABLE party (
+            id TEXT PRIMARY KEY,
+            name TEXT NOT NULL CHECK (length(name) > 0),
+            invite_code TEXT NOT NULL UNIQUE,
+            created_by TEXT NOT NULL REFERENCES player(id),
+            created_at TIMESTAMPTZ NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE membership (
+            party TEXT NOT NULL REFERENCES party(id),
+            player TEXT NOT NULL REFERENCES player(id),
+            hero_id TEXT NOT NULL,
+            joined_at TIMESTAMPTZ NOT NULL,
+            joined_order BIGSERIAL,
+            PRIMARY KEY (party, player),
+            UNIQUE (party, hero_id)
+        )
+        """,
+        "CREATE INDEX membership_by_player ON membership(player)",
+        """
+        CREATE TABLE device (
+            id TEXT PRIMARY KEY,
+            player TEXT NOT NULL REFERENCES player(id),
+            push_to_start_token TEXT,
+            push_to_start_token_registered_at TIMESTAMPTZ,
+            push_to_start_token_invalid_at TIMESTAMPTZ,
+            push_to_start_token_invalid_reason TEXT,
+            locale TEXT NOT NULL,
+            updated_at TIMESTAMPTZ NOT NULL
+        )
+        """,
+        "CREATE INDEX device_by_player ON device(player)",
+        "CREATE INDEX device_by_push_to_start_token ON device(push_to_start_token)",
+        """
+        CREATE TABLE adventure (
+            id TEXT PRIMARY KEY,
+            party TEXT NOT NULL REFERENCES party(id),
+            route_id TEXT NOT NULL,
+            content_version TEXT NOT NULL,
+            seed TEXT NOT NULL,
+            roster TEXT NOT NULL,
+            tick_interval INTEGER NOT NULL CHECK (tick_interval > 0),
+            time_limit INTEGER NOT NULL CHECK (time_limit > 0),
+            started_at BIGINT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('running', 'victory', 'defeat', 'timeLimitReached', 'endedByGameMaster')),
+            state TEXT NOT NULL,
+            last_tick INTEGER NOT NULL CHECK (last_tick >= 0),
+            next_tick_at BIGINT,
+            ended_at BIGINT,
+            CHECK ((status = 'running') = (next_tick_at IS NOT NULL))
+        )
+        """,
+        // One running adventure per party, whoever starts one at the same moment.
+        "CREATE UNIQUE INDEX adventure_one_running_per_party ON adventure(party) WHERE status = 'running'",
+        "CREATE INDEX adventure_due ON adventure(next_tick_at) WHERE status = 'running'",
+        """
+        CREATE TABLE command (
+            id BIGSERIAL PRIMARY KEY,
+            adventure TEXT NOT NULL REFERENCES adventure(id),
+            command TEXT NOT NULL,
+            received_at TIMESTAMPTZ NOT NULL,
+            tick INTEGER CHECK (tick > 0)
+        )
+        """,
+        "CREATE INDEX command_by_adventure ON command(adventure, tick)",
+        """
+        CREATE TABLE event (
+            adventure TEXT NOT NULL REFERENCES adventure(id),
+            tick INTEGER NOT NULL,
+            position INTEGER NOT NULL,
+            event TEXT NOT NULL,
+            PRIMARY KEY (adventure, tick, position)
+        )
+        """,
+        """
+        CREATE TABLE live_activity (
+            id TEXT PRIMARY KEY,
+            player TEXT NOT NULL REFERENCES player(id),
+            adventure TEXT NOT NULL REFERENCES adventure(id),
+            hero_id TEXT NOT NULL,
+            frequent_updates BOOLEAN NOT NULL,
+            locale TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('active', 'ended', 'dismissed')),
+            ledger TEXT NOT NULL,
+            created_at TIMESTAMPTZ NOT NULL,
+            created_order BIGSERIAL
+        )
+        """,
+        "CREATE INDEX live_activity_by_adventure ON live_activity(adventure, status)",
+        """
+        CREATE TABLE activity_token (
+            id BIGSERIAL PRIMARY KEY,
+            activity TEXT NOT NULL REFERENCES live_activity(id),
+            token TEXT NOT NULL,
+            registered_at TIMESTAMPTZ NOT NULL,
+            invalidated_at TIMESTAMPTZ,
+            invalid_reason TEXT,
+            CHECK ((invalidated_at IS NULL) = (invalid_reason IS NULL))
+        )
+        """,
+        // One valid update token per activity, whatever rotates at the same moment.
+        "CREATE UNIQUE INDEX activity_token_one_valid ON activity_token(activity) WHERE invalidated_at IS NULL",
+        "CREATE INDEX activity_token_by_token ON activity_token(token)",
+        """
+        CREATE TABLE outbox (
+            id BIGSERIAL PRIMARY KEY,
+            adventure TEXT REFERENCES adventure(id),
+            target_kind TEXT NOT NULL CHECK (target_kind IN ('liveActivity', 'pushToStart', 'pushToTalk')),
+            target_id TEXT NOT NULL,
+            push_type TEXT NOT NULL,
+            topic TEXT NOT NULL,
+            priority INTEGER NOT NULL CHECK (priority IN (1, 5, 10)),
+            expiration BIGINT NOT NULL CHECK (expiration >= 0),
+            payload BYTEA NOT NULL CHECK (length(payload) > 0),
+            reason TEXT NOT NULL,
+            has_alert BOOLEAN NOT NULL,
+            is_end BOOLEAN NOT NULL,
+            supersedable BOOLEAN NOT NULL,
+            tick INTEGER,
+            state TEXT NOT NULL CHECK (state IN ('pending', 'sending', 'sent', 'failed', 'superseded', 'dropped')),
+            outcome TEXT,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            next_attempt_at TIMESTAMPTZ NOT NULL,
+            claimed_at TIMESTAMPTZ,
+            claimed_by TEXT,
+            created_at TIMESTAMPTZ NOT NULL
+        )
+        """,
+        "CREATE INDEX outbox_pending ON outbox(id) WHERE state = 'pending'",
+        "CREATE INDEX outbox_sending ON outbox(claimed_at) WHERE state = 'sending'",
+        "CREATE INDEX outbox_pending_supersedable ON outbox(target_kind, target_id) WHERE state = 'pending' AND supersedable",
+        "CREATE INDEX outbox_by_target ON outbox(target_kind, target_id, id)",
+        "CREATE INDEX outbox_by_adventure ON outbox(adventure, id)",
+        """
+        CREATE TABLE push_log (
+            id BIGSERIAL PRIMARY KEY,
+            outbox BIGINT NOT NULL REFERENCES outbox(id),
+            adventure TEXT REFERENCES adventure(id),
+            target_kind TEXT NOT NULL,
+            target_id TEXT NOT NULL,
+            token TEXT NOT NULL,
+            push_type TEXT NOT NULL,
+            priority INTEGER NOT NULL,
+            status INTEGER,
+            reason TEXT,
+            apns_id TEXT,
+            attempts INTEGER NOT NULL,
+            sent_at TIMESTAMPTZ NOT NULL
+        )
+        """,
+        "CREATE INDEX push_log_by_adventure ON push_log(adventure, id)",
+        """
+        CREATE TABLE channel (
+            id TEXT PRIMARY KEY,
+            party TEXT NOT NULL UNIQUE REFERENCES party(id),
+            created_at TIMESTAMPTZ NOT NULL,
+            closed_at TIMESTAMPTZ
+        )
+        """,
+        """
+        CREATE TABLE channel_member (
+            id TEXT PRIMARY KEY,
+            channel TEXT NOT NULL REFERENCES channel(id),
+            player TEXT NOT NULL REFERENCES player(id),
+            token TEXT,
+            token_registered_at TIMESTAMPTZ,
+            token_invalid_at TIMESTAMPTZ,
+            token_invalid_reason TEXT,
+            status TEXT NOT NULL CHECK (status IN ('joined', 'leaving', 'left')),
+            joined_at TIMESTAMPTZ NOT NULL,
+            left_at TIMESTAMPTZ,
+            UNIQUE (channel, player)
+        )
+        """,
+        "CREATE INDEX channel_member_by_token ON channel_member(token)",
+        """
+        CREATE TABLE transmission (
+            id TEXT PRIMARY KEY,
+            channel TEXT NOT NULL REFERENCES channel(id),
+            speaker TEXT NOT NULL REFERENCES player(id),
+            hero_id TEXT NOT NULL,
+            content_type TEXT NOT NULL,
+            duration_milliseconds INTEGER NOT NULL CHECK (duration_milliseconds > 0),
+            byte_count INTEGER NOT NULL CHECK (byte_count > 0),
+            audio BYTEA,
+            created_at TIMESTAMPTZ NOT NULL,
+            speaking_until TIMESTAMPTZ NOT NULL,
+            audio_deleted_at TIMESTAMPTZ
+        )
+        """,
+        "CREATE INDEX transmission_by_channel ON transmission(channel, speaking_until)",
+        "CREATE INDEX transmission_by_age ON transmission(created_at) WHERE audio IS NOT NULL",
+    ]
+}

@@ -1,0 +1,142 @@
+import Foundation
+import Logging
+import PostgresNIO
+import StorePostgres
+
+/// A PostgreSQL server of the tests' own: `initdb` and `pg_ctl` (as the
+/// `postgres` user when the tests run as root) into a temporary folder, on a free
+/// loopback port, never the system's cluster. Started once per test process and
+/// stopped when it exits; each test gets a database of its own.
+///
+/// Under `CI=true` a server that cannot start fails the tests. Elsewhere, without
+/// PostgreSQL installed, the tests are skipped and say why.
+actor PostgresTestServer {
+    static let shared = PostgresTestServer()
+
+    static let password = "rangers-test-password"
+    static let isRequired = ProcessInfo.processInfo.environment["CI"] == "true"
+    static let binaries: URL? = {
+        let root = URL(fileURLWithPath: "/usr/lib/postgresql")
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
+        return versions.sorted { $0.compare($1, options: .numeric) == .orderedDescending }
+            .map { root.appendingPathComponent($0).appendingPathComponent("bin") }
+            .first { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("initdb").path) }
+    }()
+    /// Whether the PostgreSQL tests run: PostgreSQL is installed, or CI demands it.
+    static let isAvailable = isRequired || binaries != nil
+    static let skipped = "PostgreSQL is not installed here (apt-get install postgresql): the PostgreSQL store tests are skipped"
+
+    private var port: Int?
+
+    /// The server's port, starting it the first time.
+    func start() throws -> Int {
+        if let port { return port }
+        guard let binaries = Self.binaries else {
+            throw TestServerError("PostgreSQL is not installed: no initdb under /usr/lib/postgresql/*/bin")
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rangers-pg-\(UUID().uuidString.prefix(8))")
+        let data = directory.appendingPathComponent("data")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let passwordFile = directory.appendingPathComponent("password")
+        try Data(Self.password.utf8).write(to: passwordFile)
+        let asPostgres = getuid() == 0
+        if asPostgres {
+            try run("/bin/chown", ["-R", "postgres:postgres", directory.path])
+        }
+        let port = try Self.freePort()
+        try run(binaries.appendingPathComponent("initdb").path,
+                ["-D", data.path, "-U", "postgres", "--auth=scram-sha-256", "--pwfile=\(passwordFile.path)",
+                 "--encoding=UTF8", "--no-sync"], asPostgres: asPostgres)
+        try run(binaries.appendingPathComponent("pg_ctl").path,
+                ["-D", data.path, "-l", directory.appendingPathComponent("server.log").path, "-w", "-t", "60",
+                 "-o", "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200",
+                 "start"], asPostgres: asPostgres)
+        ServerStop.register(pgCtl: binaries.appendingPathComponent("pg_ctl").path, data: data.path, asPostgres: asPostgres,
+                            directory: directory.path)
+        self.port = port
+        return port
+    }
+
+    /// A new, empty database on the server, and where to find it.
+    func freshDatabase() async throws -> PostgresLocation {
+        let port = try start()
+        let name = "rangers_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
+        let logger = Logger(label: "tests.postgres")
+        let connection = try await PostgresConnection.connect(
+            configuration: .init(host: "127.0.0.1", port: port, username: "postgres", password: Self.password,
+                                 database: "postgres", tls: .disable),
+            id: 1, logger: logger)
+        // The name is made here of letters and digits only.
+        try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
+        try await connection.close()
+        return try PostgresLocation(url: "postgres://postgres:\(Self.password)@127.0.0.1:\(port)/\(name)?sslmode=disable")
+    }
+
+    static func freePort() throws -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socket, $0, length) == 0 && getsockname(socket, $0, &length) == 0
+            }
+        }
+        guard bound else { throw TestServerError("no free port on 127.0.0.1") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+struct TestServerError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Runs a command, as the `postgres` user when asked, and waits for it; throws
+/// with its output if it fails. The output goes through a file, not a pipe:
+/// `pg_ctl start` leaves the server running with what it was given, and a pipe
+/// would never reach its end. `posix_spawn` and `waitpid` rather than `Process`,
+/// whose wait does not return here once the server it started lives on.
+@discardableResult
+func run(_ executable: String, _ arguments: [String], asPostgres: Bool = false) throws -> String {
+    let argv = asPostgres ? ["/usr/sbin/runuser", "-u", "postgres", "--", executable] + arguments : [executable] + arguments
+    let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("rangers-pg-run-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: outputFile) }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, outputFile.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    posix_spawn_file_actions_adddup2(&actions, 1, 2)
+    var cArguments = argv.map { strdup($0) } + [nil]
+    defer { cArguments.forEach { free($0) } }
+    var pid: pid_t = 0
+    let spawned = posix_spawn(&pid, argv[0], &actions, nil, &cArguments, environ)
+    guard spawned == 0 else { throw TestServerError("cannot run \(argv[0]): error \(spawned)") }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+    let text = (try? String(contentsOf: outputFile, encoding: .utf8)) ?? ""
+    let exited = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    guard exited == 0 else {
+        throw TestServerError("\((executable as NSString).lastPathComponent) failed (\(exited)): \(text)")
+    }
+    return text
+}
+
+/// Stops the test server when the test process exits.
+private enum ServerStop {
+    nonisolated(unsafe) static var command: [String] = []
+    nonisolated(unsafe) static var directory = ""
+
+    static func register(pgCtl: String, data: String, asPostgres: Bool, directory: String) {
+        command = (asPostgres ? ["/usr/sbin/runuser", "-u", "postgres", "--"] : []) + [pgCtl, "-D", data, "-m", "immediate", "stop"]
+        Self.directory = directory
+        atexit {
+            _ = try? run(ServerStop.command[0], Array(ServerStop.command.dropFirst()))
+            try? FileManager.default.removeItem(atPath: ServerStop.directory)
+        }
+    }
+}
