@@ -209,11 +209,6 @@ extension RangersStore {
         try await enqueueCommand(command, for: adventure, receivedAt: Date())
     }
 
-    public func dueAdventures(at second: Int, limit: Int = 1000, skipping: Set<AdventureID> = []) async throws -> [DueAdventure] {
-        try await dueAdventures(at: second, limit: limit, skipping: skipping, isKnown: { _, _ in false },
-                                hasLedger: { _, _ in false })
-    }
-
     @discardableResult
     public func recordTicks(_ records: [TickRecord]) async throws -> [Result<StoredTick, StoreError>] {
         try await recordTicks(records, at: Date())

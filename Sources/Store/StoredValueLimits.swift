@@ -23,4 +23,13 @@ public enum StoredValueLimits {
         }
         return trimmed
     }
+
+    /// The language a device's or an activity's texts use, as kept: a tag such as
+    /// `en` or `zh-Hans`, at most `longestLocale` characters.
+    public static func checkedLocale(_ locale: String) throws(StoreError) -> String {
+        guard !locale.isEmpty, locale.utf8.count <= longestLocale,
+              locale.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || $0 == "-" || $0 == "_") })
+        else { throw .invalid("a locale is a language tag like 'en' or 'zh-Hans', not '\(locale.prefix(40))'") }
+        return locale
+    }
 }

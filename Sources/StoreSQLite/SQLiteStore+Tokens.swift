@@ -16,7 +16,7 @@ extension SQLiteStore {
         activityID: ActivityID, player: PlayerID, adventure: AdventureID, hero: HeroID, token: PushToken,
         frequentUpdates: Bool, locale: String, at now: Date = Date()
     ) async throws -> LiveActivity {
-        let locale = try Self.checkedLocale(locale)
+        let locale = try StoredValueLimits.checkedLocale(locale)
         guard !activityID.rawValue.isEmpty, activityID.rawValue.utf8.count <= StoredValueLimits.longestClientID else {
             throw StoreError.invalid("an activity id is 1…\(StoredValueLimits.longestClientID) characters")
         }
@@ -84,7 +84,7 @@ extension SQLiteStore {
     @discardableResult
     public func registerPushToStartToken(deviceID: DeviceID, player: PlayerID, token: PushToken, locale: String,
                                          at now: Date = Date()) async throws -> Device {
-        let locale = try Self.checkedLocale(locale)
+        let locale = try StoredValueLimits.checkedLocale(locale)
         guard !deviceID.rawValue.isEmpty, deviceID.rawValue.utf8.count <= StoredValueLimits.longestClientID else {
             throw StoreError.invalid("a device id is 1…\(StoredValueLimits.longestClientID) characters")
         }
@@ -159,12 +159,5 @@ extension SQLiteStore {
                                   recipient: PushToStartRecipient(player: member.player, hero: member.hero, language: device.locale))
             }
         }
-    }
-
-    static func checkedLocale(_ locale: String) throws -> String {
-        guard !locale.isEmpty, locale.utf8.count <= StoredValueLimits.longestLocale,
-              locale.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || $0 == "-" || $0 == "_") })
-        else { throw StoreError.invalid("a locale is a language tag like 'en' or 'zh-Hans', not '\(locale.prefix(40))'") }
-        return locale
     }
 }
