@@ -190,7 +190,7 @@ let package = Package(
         .testTarget(
             name: "StorePostgresTests",
             dependencies: [
-                "Vocabulary", "Game", "Store", "StorePostgres",
+                "Vocabulary", "Game", "Catalog", "Store", "StorePostgres",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),

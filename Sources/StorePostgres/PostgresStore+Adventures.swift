@@ -1,0 +1,176 @@
+import Foundation
+import Game
+import PostgresNIO
+import PushPolicy
+import Store
+import Vocabulary
+
+extension PostgresStore: AdventureStore {
+    public func startAdventure(id: AdventureID, party: PartyID, setup: AdventureSetup, state: AdventureState, startedAt: Int,
+                               contentVersion: String, outbox: [OutboxMessage], at now: Date) async throws -> StoredAdventure {
+        do {
+            try setup.checkShape()
+        } catch {
+            throw StoreError.invalid(error.description)
+        }
+        guard state.tick == 0, state.isRunning else {
+            throw StoreError.invalid("an adventure starts from a running state at tick 0, not tick \(state.tick) (\(state.status.rawValue))")
+        }
+        guard (0...(1 << 40)).contains(startedAt) else { throw StoreError.invalid("start time \(startedAt) is not a plausible unix time") }
+        guard !contentVersion.isEmpty else { throw StoreError.invalid("an adventure records the content version it runs with") }
+        let roster = try Self.rosterText(setup.party)
+        return try await transaction { connection in
+            // One running adventure per party is held by the partial unique index
+            // `adventure_one_running_per_party`: of two starts at once, the second
+            // insert waits for the first and is refused. The read below only words
+            // the usual refusal.
+            let partyName = try await connection.query("SELECT name FROM party WHERE id = \(party.rawValue)",
+                                                       logger: logger).decodeFirst(String.self)
+            guard let partyName else { throw StoreError.notFound("party", id: party.rawValue) }
+            let members = Set(try await connection.query("""
+                SELECT player, hero_id FROM membership WHERE party = \(party.rawValue)
+                """, logger: logger).decodeAll((String, String).self).map { PartyMember(player: PlayerID($0.0), hero: HeroID($0.1)) })
+            if let stranger = setup.party.first(where: { !members.contains($0) }) {
+                throw StoreError.conflict("player \(stranger.player) with hero '\(stranger.hero)' is not in party '\(partyName)'")
+            }
+            if let running = try await connection.query("""
+                SELECT id FROM adventure WHERE party = \(party.rawValue) AND status = 'running'
+                """, logger: logger).decodeFirst(String.self) {
+                throw StoreError.conflict("party '\(partyName)' already has adventure \(running) running")
+            }
+            try await connection.query("""
+                INSERT INTO adventure (id, party, route_id, content_version, seed, roster, tick_interval, time_limit, started_at,
+                                       status, state, last_tick, next_tick_at)
+                VALUES (\(id.rawValue), \(party.rawValue), \(setup.route.rawValue), \(contentVersion), \(String(setup.seed)),
+                        \(roster), \(setup.tickInterval), \(setup.timeLimit), \(startedAt), 'running',
+                        \(CanonicalJSON.text(of: state)), 0, \(startedAt + setup.tickInterval))
+                """, logger: logger)
+            for message in outbox {
+                try await enqueue(message, adventure: id, tick: 0, at: now, connection)
+            }
+            return try await requireAdventure(id, lock: "", connection)
+        }
+    }
+
+    public func adventure(_ id: AdventureID) async throws -> StoredAdventure {
+        try await transaction { connection in try await requireAdventure(id, lock: "", connection) }
+    }
+
+    public func runningAdventures() async throws -> [StoredAdventure] {
+        try await adventures(where: "status = 'running' ORDER BY next_tick_at, id", binding: nil)
+    }
+
+    public func adventures(of party: PartyID) async throws -> [StoredAdventure] {
+        try await transaction { connection in _ = try await requireParty(party, connection) }
+        return try await adventures(where: "party = $1 ORDER BY started_at DESC, id", binding: party.rawValue)
+    }
+
+    public func enqueueCommand(_ command: Command, for adventure: AdventureID, receivedAt now: Date) async throws -> QueuedCommand {
+        let json = try CommandJSON.encode(command)
+        return try await transaction { connection in
+            // FOR SHARE: a tick storing this adventure's end waits, so no command
+            // slips in behind the end; commands may still arrive together.
+            let stored = try await requireAdventure(adventure, lock: "FOR SHARE", connection)
+            guard stored.status == .running else {
+                throw StoreError.conflict("adventure \(adventure) has ended (\(stored.status.rawValue)); it takes no commands")
+            }
+            return try await insertCommand(json, command, for: adventure, at: now, connection)
+        }
+    }
+
+    public func endAdventureRequested(_ adventure: AdventureID, at now: Date) async throws -> QueuedCommand {
+        let json = try CommandJSON.encode(.endAdventure)
+        return try await transaction { connection in
+            // FOR UPDATE: two game masters ending at once take turns on the
+            // adventure's row, and the second finds the first's end queued: it is
+            // queued (and so applied) once.
+            let stored = try await requireAdventure(adventure, lock: "FOR UPDATE", connection)
+            guard stored.status == .running else {
+                throw StoreError.conflict("adventure \(adventure) has already ended (\(stored.status.rawValue))")
+            }
+            if let (id, receivedAt) = try await connection.query("""
+                SELECT id, received_at FROM command WHERE adventure = \(adventure.rawValue) AND tick IS NULL AND command = \(json)
+                ORDER BY id LIMIT 1
+                """, logger: logger).decodeFirst((Int64, Date).self) {
+                return QueuedCommand(id: CommandID(id), command: .endAdventure, receivedAt: receivedAt)
+            }
+            return try await insertCommand(json, .endAdventure, for: adventure, at: now, connection)
+        }
+    }
+
+    public func events(of adventure: AdventureID) async throws -> [LoggedEvent] {
+        try await transaction { connection in
+            _ = try await requireAdventure(adventure, lock: "", connection)
+            return try await connection.query("""
+                SELECT tick, position, event FROM event WHERE adventure = \(adventure.rawValue) ORDER BY tick, position
+                """, logger: logger).decodeAll((Int, Int, String).self).map { tick, position, text in
+                LoggedEvent(tick: tick, position: position, event: try JSONDecoder().decode(GameEvent.self, from: Data(text.utf8)))
+            }
+        }
+    }
+
+    public func commands(of adventure: AdventureID) async throws -> [ScheduledCommand] {
+        try await transaction { connection in
+            _ = try await requireAdventure(adventure, lock: "", connection)
+            return try await connection.query("""
+                SELECT tick, command FROM command WHERE adventure = \(adventure.rawValue) AND tick IS NOT NULL ORDER BY tick, id
+                """, logger: logger).decodeAll((Int, String).self).map {
+                ScheduledCommand(tick: $0.0, command: try CommandJSON.decode($0.1))
+            }
+        }
+    }
+
+    // MARK: - Shared steps
+
+    private func insertCommand(_ json: String, _ command: Command, for adventure: AdventureID, at now: Date,
+                               _ connection: PostgresConnection) async throws -> QueuedCommand {
+        guard let (id, receivedAt) = try await connection.query("""
+            INSERT INTO command (adventure, command, received_at) VALUES (\(adventure.rawValue), \(json), \(now))
+            RETURNING id, received_at
+            """, logger: logger).decodeFirst((Int64, Date).self)
+        else { throw StoreError.corrupt("a command was stored without an id") }
+        return QueuedCommand(id: CommandID(id), command: command, receivedAt: receivedAt)
+    }
+
+    private static let adventureColumns = """
+        id, party, route_id, content_version, seed, roster, tick_interval, time_limit, started_at, state, last_tick,
+        next_tick_at, ended_at
+        """
+
+    /// `lock` is a row-locking clause written here, never input.
+    func requireAdventure(_ id: AdventureID, lock: StaticString, _ connection: PostgresConnection) async throws -> StoredAdventure {
+        var query = PostgresQuery(unsafeSQL: "SELECT \(Self.adventureColumns) FROM adventure WHERE id = $1 \(lock)")
+        try query.binds.append(id.rawValue, context: .default)
+        guard let row = try await connection.query(query, logger: logger).decodeAll(AdventureColumns.self).first else {
+            throw StoreError.notFound("adventure", id: id.rawValue)
+        }
+        return try Self.adventure(row)
+    }
+
+    /// `condition` is SQL written here; its one value is bound as $1.
+    private func adventures(where condition: StaticString, binding value: String?) async throws -> [StoredAdventure] {
+        var query = PostgresQuery(unsafeSQL: "SELECT \(Self.adventureColumns) FROM adventure WHERE \(condition)")
+        if let value { try query.binds.append(value, context: .default) }
+        return try await client.query(query, logger: logger).decodeAll(AdventureColumns.self).map(Self.adventure)
+    }
+
+    typealias AdventureColumns = (String, String, String, String, String, String, Int, Int, Int, String, Int, Int?, Int?)
+
+    private static func adventure(_ row: AdventureColumns) throws -> StoredAdventure {
+        let (id, party, route, contentVersion, seedText, roster, tickInterval, timeLimit, startedAt, stateText, lastTick,
+             nextTickAt, endedAt) = row
+        guard let seed = UInt64(seedText) else { throw StoreError.corrupt("seed '\(seedText)' of adventure \(id)") }
+        let decoder = JSONDecoder()
+        let setup = AdventureSetup(route: RouteID(route), party: try decoder.decode([PartyMember].self, from: Data(roster.utf8)),
+                                   tickInterval: tickInterval, timeLimit: timeLimit, seed: seed)
+        return StoredAdventure(id: AdventureID(id), party: PartyID(party), setup: setup, contentVersion: contentVersion,
+                               startedAt: startedAt, state: try decoder.decode(AdventureState.self, from: Data(stateText.utf8)),
+                               lastTick: lastTick, nextTickAt: nextTickAt, endedAt: endedAt)
+    }
+
+    static func rosterText(_ roster: [PartyMember]) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(roster), as: UTF8.self)
+    }
+}
