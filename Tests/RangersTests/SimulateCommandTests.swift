@@ -25,6 +25,24 @@ import Testing
         #expect(ticks == ticks.sorted())
     }
 
+    /// `simulate --pushes` decides with the policy `serve` would use: the same
+    /// `RANGERS_POLICY_*` variables, refused by name when they are wrong.
+    @Test func pushesAreDecidedWithThePolicyFromTheEnvironment() async throws {
+        let arguments = trio + ["--json", "--pushes"]
+        let standard = try jsonLines(try await RangersProcess.run(arguments).stdout).filter { $0["kind"] as? String == "push" }
+        #expect(standard.contains { $0["priority"] as? Int == 10 })
+        let noBudget = try await RangersProcess.run(arguments, environment: [
+            "RANGERS_POLICY_HIGH_PRIORITY_PER_HOUR": "0", "RANGERS_POLICY_HIGH_PRIORITY_PER_HOUR_WITH_FREQUENT_UPDATES": "0",
+        ])
+        #expect(noBudget.status == 0, "\(noBudget.stderr)")
+        let demoted = try jsonLines(noBudget.stdout).filter { $0["kind"] as? String == "push" }
+        #expect(demoted.count == standard.count)
+        #expect(demoted.allSatisfy { $0["priority"] as? Int == 5 }, "a budget of 0 demotes every push")
+        let wrong = try await RangersProcess.run(arguments, environment: ["RANGERS_POLICY_ROUTINE_SPACING": "soon"])
+        #expect(wrong.status == 2)
+        #expect(wrong.stderr.contains("RANGERS_POLICY_ROUTINE_SPACING"))
+    }
+
     @Test func differentSeedsGiveDifferentAdventures() async throws {
         let a = try await RangersProcess.run(["simulate", "--seed", "1", "--json"])
         let b = try await RangersProcess.run(["simulate", "--seed", "2", "--json"])
