@@ -72,7 +72,7 @@ do {
             .record(setup, commands: [(tick: 3600, potionFor: "egghead"), (tick: 20000, potionFor: "spouty")])
     }
     let sessionFile = directory.appendingPathComponent("session.json")
-    var session = try SavedSession(try await store.record(of: id), content: snapshot)
+    let session = try SavedSession(try await store.record(of: id), content: snapshot)
     try SessionFile.encode(session).write(to: sessionFile)
     guard session.lastTick == setup.lastTick else {
         fail("the adventure ended at tick \(session.lastTick) (\(session.status)), not at the time limit")

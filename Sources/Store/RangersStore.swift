@@ -30,6 +30,7 @@ public protocol PlayerStore: Sendable {
     func player(authenticatedBy apiKey: String) async throws -> Player?
     /// Replaces the heroes a player plays. Atomic with the check that no hero the
     /// player is using in a party is dropped.
+    @discardableResult
     func pickHeroes(_ heroes: [HeroID], for player: PlayerID) async throws -> [HeroID]
     func heroes(of player: PlayerID) async throws -> [HeroID]
 }
@@ -37,11 +38,13 @@ public protocol PlayerStore: Sendable {
 public protocol PartyStore: Sendable {
     /// A party with a fresh, unique invite code, its creator as first member with
     /// one of their picked heroes, and its Push To Talk channel, together.
+    @discardableResult
     func createParty(name: String, by player: PlayerID, hero: HeroID, at now: Date) async throws -> Party
     /// Joins the party the code names. Atomic with its checks, whatever joins at
     /// the same moment: never more than `AdventureSetup.partySizes.upperBound`
     /// members, one member per hero, no joining while the party's adventure runs,
     /// only a hero the player picked. Joining again with the same hero changes nothing.
+    @discardableResult
     func joinParty(inviteCode typed: String, player: PlayerID, hero: HeroID, at now: Date) async throws -> PartyMembership
     /// Leaves the party; if the player listens on its channel, the push
     /// `leaveChannelPush` builds is queued in the same transaction.
@@ -58,17 +61,21 @@ public protocol TokenStore: Sendable {
     /// Registers a Live Activity of one of the player's heroes in a running
     /// adventure with its update token. The same registration again changes
     /// nothing; the same activity with another token is a rotation.
+    @discardableResult
     func registerLiveActivity(activityID: ActivityID, player: PlayerID, adventure: AdventureID, hero: HeroID,
                               token: PushToken, frequentUpdates: Bool, locale: String, at now: Date) async throws -> LiveActivity
     /// Makes `newToken` the activity's one valid token and invalidates the old one
     /// in the same transaction: at no moment, whatever rotates at once, does an
     /// activity have two valid tokens, and every push claimed after the commit,
     /// queued before it or not, goes to the new one.
+    @discardableResult
     func rotateToken(activityID: ActivityID, newToken: PushToken, by player: PlayerID, at now: Date) async throws -> LiveActivity
     /// Ended or dismissed (final): nothing more is sent to the activity.
+    @discardableResult
     func markActivity(_ activityID: ActivityID, _ status: LiveActivityStatus, by player: PlayerID) async throws -> LiveActivity
     func liveActivity(_ id: ActivityID) async throws -> LiveActivity
     /// Registers or replaces the device's push-to-start token.
+    @discardableResult
     func registerPushToStartToken(deviceID: DeviceID, player: PlayerID, token: PushToken, locale: String,
                                   at now: Date) async throws -> Device
     /// The roster's devices with a valid push-to-start token, in roster order.
@@ -79,6 +86,7 @@ public protocol AdventureStore: Sendable {
     /// Stores a new adventure at tick 0 with its first pushes, in one transaction.
     /// Atomic with its checks, whatever starts at the same moment: one running
     /// adventure per party, every roster member still in the party with that hero.
+    @discardableResult
     func startAdventure(id: AdventureID, party: PartyID, setup: AdventureSetup, state: AdventureState, startedAt: Int,
                         contentVersion: String, outbox: [OutboxMessage], at now: Date) async throws -> StoredAdventure
     func adventure(_ id: AdventureID) async throws -> StoredAdventure
@@ -86,8 +94,10 @@ public protocol AdventureStore: Sendable {
     /// Every adventure the party has had, the newest first.
     func adventures(of party: PartyID) async throws -> [StoredAdventure]
     /// Queues a command for the adventure's next tick (refused once it has ended).
+    @discardableResult
     func enqueueCommand(_ command: Command, for adventure: AdventureID, receivedAt now: Date) async throws -> QueuedCommand
     /// Queues the game master's end. Asked twice, even at once, it is queued once.
+    @discardableResult
     func endAdventureRequested(_ adventure: AdventureID, at now: Date) async throws -> QueuedCommand
     /// The event log, in the order the events happened.
     func events(of adventure: AdventureID) async throws -> [LoggedEvent]
@@ -107,6 +117,7 @@ public protocol TickStore: Sendable {
     /// stored once: only if the stored `lastTick` is the one before it, whatever
     /// stores at the same moment; otherwise that one is refused (a conflict) and
     /// the others are stored. Returns, in order, each tick's result.
+    @discardableResult
     func recordTicks(_ records: [TickRecord], at now: Date) async throws -> [Result<StoredTick, StoreError>]
     /// Puts off an adventure's next tick (it cannot be played now) to `second`.
     func postponeTicks(of adventure: AdventureID, until second: Int) async throws
@@ -130,9 +141,11 @@ public protocol OutboxStore: Sendable {
         -> (refusals: [StoreError?], claimed: [ClaimedPush])
     /// Records answers without claiming. An invalid token is invalidated wherever
     /// it is the valid one, and its pending pushes dropped, in the same transaction.
+    @discardableResult
     func record(_ results: [PushResult], at now: Date) async throws -> [StoreError?]
     /// Pushes left `sending` since before `cutoff` (by a process that stopped)
     /// go back to `pending`; returns how many.
+    @discardableResult
     func recoverInterruptedSends(olderThan cutoff: Date) async throws -> Int
     /// Pushes not yet settled (pending or being sent).
     func pendingOutboxCount() async throws -> Int
@@ -148,6 +161,7 @@ public protocol WalkieTalkieStore: Sendable {
     /// The party's channel, made on first asking for a party from before channels.
     func channel(of party: PartyID, at now: Date) async throws -> Channel
     /// A party member joins (or rejoins, replacing the token) an open channel.
+    @discardableResult
     func joinChannel(_ channel: ChannelID, player: PlayerID, token: PushToken, at now: Date) async throws -> ChannelMember
     /// The app left by itself: no push, the token is dropped.
     func leaveChannel(_ channel: ChannelID, player: PlayerID, at now: Date) async throws
@@ -161,11 +175,13 @@ public protocol WalkieTalkieStore: Sendable {
     /// whatever is sent at once: refused with its `WalkieTalkiePolicy.Refusal` when
     /// the channel is closed, the speaker is not listening, or another member's
     /// message is still playing (one speaker at a time).
+    @discardableResult
     func recordTransmission(_ new: NewTransmission, at now: Date,
                             push: @escaping @Sendable (ChannelMember, Transmission) -> OutboxMessage) async throws -> Transmission
     /// A transmission with its audio, for a member of the channel's party.
     func transmission(_ id: TransmissionID, for player: PlayerID) async throws -> Transmission
     /// Removes the audio recorded before `cutoff`, keeping the records; returns how many.
+    @discardableResult
     func deleteAudio(recordedBefore cutoff: Date, at now: Date) async throws -> Int
 }
 

@@ -140,7 +140,7 @@ extension PostgresStore: AdventureStore {
     /// `lock` is a row-locking clause written here, never input.
     func requireAdventure(_ id: AdventureID, lock: StaticString, _ connection: PostgresConnection) async throws -> StoredAdventure {
         var query = PostgresQuery(unsafeSQL: "SELECT \(Self.adventureColumns) FROM adventure WHERE id = $1 \(lock)")
-        try query.binds.append(id.rawValue, context: .default)
+        query.binds.append(id.rawValue, context: .default)
         guard let row = try await connection.query(query, logger: logger).decodeAll(AdventureColumns.self).first else {
             throw StoreError.notFound("adventure", id: id.rawValue)
         }
@@ -150,7 +150,7 @@ extension PostgresStore: AdventureStore {
     /// `condition` is SQL written here; its one value is bound as $1.
     private func adventures(where condition: StaticString, binding value: String?) async throws -> [StoredAdventure] {
         var query = PostgresQuery(unsafeSQL: "SELECT \(Self.adventureColumns) FROM adventure WHERE \(condition)")
-        if let value { try query.binds.append(value, context: .default) }
+        if let value { query.binds.append(value, context: .default) }
         return try await client.query(query, logger: logger).decodeAll(AdventureColumns.self).map(Self.adventure)
     }
 

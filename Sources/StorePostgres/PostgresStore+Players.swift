@@ -63,7 +63,7 @@ extension PostgresStore: PlayerStore {
     /// `lock` is a row-locking clause written here, never input.
     func requirePlayer(_ id: PlayerID, lock: StaticString, _ connection: PostgresConnection) async throws {
         var query = PostgresQuery(unsafeSQL: "SELECT 1 FROM player WHERE id = $1 \(lock)")
-        try query.binds.append(id.rawValue, context: .default)
+        query.binds.append(id.rawValue, context: .default)
         guard try await connection.query(query, logger: logger).decodeFirst(Int32.self) != nil else {
             throw StoreError.notFound("player", id: id.rawValue)
         }
@@ -71,7 +71,7 @@ extension PostgresStore: PlayerStore {
 }
 
 extension PostgresRowSequence {
-    func decodeAll<T: PostgresDecodable>(_ type: T.Type) async throws -> [T] {
+    func decodeAll<T: PostgresDecodable & Sendable>(_ type: T.Type) async throws -> [T] {
         var values: [T] = []
         for try await value in decode(T.self) { values.append(value) }
         return values
@@ -83,7 +83,7 @@ extension PostgresRowSequence {
         return values
     }
 
-    func decodeFirst<T: PostgresDecodable>(_ type: T.Type) async throws -> T? {
+    func decodeFirst<T: PostgresDecodable & Sendable>(_ type: T.Type) async throws -> T? {
         for try await value in decode(T.self) { return value }
         return nil
     }
@@ -94,7 +94,7 @@ extension PostgresRowSequence {
     }
 
     /// The one row a statement such as `INSERT … RETURNING` gives.
-    func decodeOne<T: PostgresDecodable>(_ type: T.Type) async throws -> T {
+    func decodeOne<T: PostgresDecodable & Sendable>(_ type: T.Type) async throws -> T {
         guard let value = try await decodeFirst(T.self) else { throw StoreError.corrupt("a statement returned no row") }
         return value
     }

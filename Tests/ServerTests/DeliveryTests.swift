@@ -129,7 +129,7 @@ import Vocabulary
         try await DeliveryHarness.run { harness in
             let fixture = try await harness.api { try await Fixture.make($0) }
             let id = AdventureID(fixture.adventureID)
-            try await harness.withServices {
+            _ = try await harness.withServices {
                 try await harness.playToEnd(id) { _ in }
             }
             let stored = try await harness.store.adventure(id)
@@ -155,7 +155,7 @@ import Vocabulary
             let chae = fixture.chae
             let chaeToken = token(2)
 
-            try await harness.withServices {
+            _ = try await harness.withServices {
                 try await harness.playToEnd(id) { tick in
                     if tick == 2 { harness.simulator.markUnregistered(deviceToken: chaeToken, since: harness.clock.now) }
                 }

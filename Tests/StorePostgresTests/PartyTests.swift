@@ -66,7 +66,7 @@ struct PostgresPlayerAndPartyTests {
         let party = try await store.createParty(name: "Almost full", by: founder.player.id, hero: HeroID("h0"), at: Date())
         for index in 1...4 {
             let member = try await player(store, "Member \(index)", heroes: [HeroID("h\(index)")])
-            try await store.joinParty(inviteCode: party.inviteCode.rawValue, player: member.player.id, hero: HeroID("h\(index)"), at: Date())
+            _ = try await store.joinParty(inviteCode: party.inviteCode.rawValue, player: member.player.id, hero: HeroID("h\(index)"), at: Date())
         }
         var newcomers: [PlayerID] = []
         for index in 0..<20 { newcomers.append(try await player(store, "Newcomer \(index)", heroes: [HeroID("n\(index)")]).player.id) }
