@@ -32,4 +32,22 @@ public enum StoredValueLimits {
         else { throw .invalid("a locale is a language tag like 'en' or 'zh-Hans', not '\(locale.prefix(40))'") }
         return locale
     }
+
+    /// What an adventure must be to be stored at its start: a setup the game can
+    /// play (party size, times), a running state at tick 0, a plausible start time
+    /// (unix seconds of this century; far larger would overflow tick times), and
+    /// the content version it runs with.
+    public static func checkNewAdventure(setup: AdventureSetup, state: AdventureState, startedAt: Int,
+                                         contentVersion: String) throws(StoreError) {
+        do {
+            try setup.checkShape()
+        } catch {
+            throw .invalid(error.description)
+        }
+        guard state.tick == 0, state.isRunning else {
+            throw .invalid("an adventure starts from a running state at tick 0, not tick \(state.tick) (\(state.status.rawValue))")
+        }
+        guard (0...(1 << 40)).contains(startedAt) else { throw .invalid("start time \(startedAt) is not a plausible unix time") }
+        guard !contentVersion.isEmpty else { throw .invalid("an adventure records the content version it runs with") }
+    }
 }

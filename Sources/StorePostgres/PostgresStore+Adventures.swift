@@ -8,16 +8,7 @@ import Vocabulary
 extension PostgresStore: AdventureStore {
     public func startAdventure(id: AdventureID, party: PartyID, setup: AdventureSetup, state: AdventureState, startedAt: Int,
                                contentVersion: String, outbox: [OutboxMessage], at now: Date) async throws -> StoredAdventure {
-        do {
-            try setup.checkShape()
-        } catch {
-            throw StoreError.invalid(error.description)
-        }
-        guard state.tick == 0, state.isRunning else {
-            throw StoreError.invalid("an adventure starts from a running state at tick 0, not tick \(state.tick) (\(state.status.rawValue))")
-        }
-        guard (0...(1 << 40)).contains(startedAt) else { throw StoreError.invalid("start time \(startedAt) is not a plausible unix time") }
-        guard !contentVersion.isEmpty else { throw StoreError.invalid("an adventure records the content version it runs with") }
+        try StoredValueLimits.checkNewAdventure(setup: setup, state: state, startedAt: startedAt, contentVersion: contentVersion)
         let roster = try Self.rosterText(setup.party)
         return try await transaction { connection in
             // One running adventure per party is held by the partial unique index

@@ -16,17 +16,7 @@ extension SQLiteStore {
         id: AdventureID = .random(), party: PartyID, setup: AdventureSetup, state: AdventureState, startedAt: Int,
         contentVersion: String, outbox: [OutboxMessage], at now: Date = Date()
     ) async throws -> StoredAdventure {
-        do {
-            try setup.checkShape()
-        } catch {
-            throw StoreError.invalid(error.description)
-        }
-        guard state.tick == 0, state.isRunning else {
-            throw StoreError.invalid("an adventure starts from a running state at tick 0, not tick \(state.tick) (\(state.status.rawValue))")
-        }
-        // Unix seconds from this century's clock; far larger would overflow tick times.
-        guard (0...(1 << 40)).contains(startedAt) else { throw StoreError.invalid("start time \(startedAt) is not a plausible unix time") }
-        guard !contentVersion.isEmpty else { throw StoreError.invalid("an adventure records the content version it runs with") }
+        try StoredValueLimits.checkNewAdventure(setup: setup, state: state, startedAt: startedAt, contentVersion: contentVersion)
         return try await write { db in
             let partyRow = try Self.requireParty(party, db)
             let members = Set(try Self.members(of: party, db).map(\.member))
