@@ -29,9 +29,9 @@ public struct TickPipeline: Sendable {
     public func tick(_ state: AdventureState, commands: [Command], recipients: [LiveActivityRecipient],
                      ledgers: [ActivityID: BudgetLedger]) throws -> TickOutcome {
         let (after, events) = adventure.tick(state, commands: commands)
-        var spent = ledgers
-        let decisions = try policy.pushes(after: events, state: after, recipients: recipients, ledgers: &spent)
-        return TickOutcome(state: after, events: events, decisions: decisions, ledgers: spent, before: ledgers)
+        var updated = ledgers
+        let decisions = try policy.pushes(after: events, state: after, recipients: recipients, ledgers: &updated)
+        return TickOutcome(state: after, events: events, decisions: decisions, ledgers: updated, before: ledgers)
     }
 
     /// Plays from the start until the adventure ends (or through `lastTick`), each

@@ -71,10 +71,7 @@ public struct AdventureRecorder: Sendable {
             let outcome = try pipeline.tick(state, commands: queued.map(\.command), recipients: recipients, ledgers: ledgers)
             state = outcome.state
             ledgers = outcome.ledgers
-            let outbox = try outcome.decisions.map { decision -> OutboxMessage in
-                guard case .liveActivity(let activity) = decision.target else { throw RecorderError.unexpectedTarget }
-                return OutboxMessage(decision, target: .liveActivity(activity), bundleID: bundleID)
-            }
+            let outbox = try OutboxMessage.forTick(outcome.decisions, bundleID: bundleID)
             batch.append(TickRecord(adventure: id, tick: state.tick, state: state, events: outcome.events,
                                     appliedCommandIDs: queued.map(\.id), outbox: outbox, ledgers: outcome.spentLedgers))
             if batch.count >= ticksPerWrite || !state.isRunning {
@@ -84,8 +81,4 @@ public struct AdventureRecorder: Sendable {
         }
         return id
     }
-}
-
-enum RecorderError: Error {
-    case unexpectedTarget
 }

@@ -222,12 +222,7 @@ public struct Ticker: Service {
         let pipeline = try running.pipeline(for: stored, content: content, configuration: policy)
         let outcome = try pipeline.tick(stored.state, commands: inputs.commands.map(\.command),
                                         recipients: inputs.recipients, ledgers: inputs.ledgers)
-        let outbox = try outcome.decisions.map { decision -> OutboxMessage in
-            guard case .liveActivity(let activity) = decision.target else {
-                throw TickerError.unexpectedTarget("\(decision.target)")
-            }
-            return OutboxMessage(decision, target: .liveActivity(activity), bundleID: bundleID)
-        }
+        let outbox = try OutboxMessage.forTick(outcome.decisions, bundleID: bundleID)
         var leaveChannelPush: (@Sendable (ChannelMember) -> OutboxMessage?)?
         if !outcome.state.isRunning, leaveChannelPushes {
             let bundleID = bundleID
@@ -249,16 +244,6 @@ public struct Ticker: Service {
         let seconds = TimeInterval(next) - now().timeIntervalSince1970
         guard seconds > 0 else { return .zero }
         return min(settings.longestWait, .milliseconds(Int64((seconds * 1000).rounded(.up))))
-    }
-}
-
-enum TickerError: Error, CustomStringConvertible {
-    case unexpectedTarget(String)
-
-    var description: String {
-        switch self {
-        case .unexpectedTarget(let target): "the policy chose \(target) after a tick; only Live Activities are updated by ticks"
-        }
     }
 }
 

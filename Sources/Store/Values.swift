@@ -263,6 +263,17 @@ extension OutboxMessage {
                   supersedable: QueuedPushRules.isSupersedable(decision))
     }
 
+    /// The outbox rows for a tick's decisions, each to the Live Activity it names.
+    /// A tick decides no push-to-start: those go out when an adventure starts.
+    public static func forTick(_ decisions: [PushDecision], bundleID: String) throws(StoreError) -> [OutboxMessage] {
+        try decisions.map { decision throws(StoreError) in
+            guard case .liveActivity(let activity) = decision.target else {
+                throw .invalid("the policy chose \(decision.target) after a tick; only Live Activities are updated by ticks")
+            }
+            return OutboxMessage(decision, target: .liveActivity(activity), bundleID: bundleID)
+        }
+    }
+
     /// The outbox row for a walkie-talkie push to one channel member.
     public init(_ push: WalkieTalkiePush, to member: ChannelMemberID, bundleID: String) {
         self.init(target: .pushToTalk(member), pushType: push.pushType, topic: push.pushType.topic(bundleID: bundleID),
