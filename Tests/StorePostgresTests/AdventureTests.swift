@@ -28,57 +28,59 @@ struct PostgresAdventureTests {
 
     @Test func anAdventureIsStoredAtTickZeroAndReadBack() async throws {
         let (store, party, roster) = try await party()
-        defer { Task { await store.close() } }
-        let state = try start(roster)
-        let stored = try await store.startAdventure(id: "adv-1", party: party.id, setup: setup(roster), state: state,
-                                                    startedAt: 1_767_225_600, contentVersion: "4583f2f60f69852d", outbox: [], at: Date())
-        #expect(stored.setup == setup(roster) && stored.state == state && stored.lastTick == 0)
-        #expect(stored.nextTickAt == 1_767_225_610)
-        #expect(try await store.adventure("adv-1") == stored)
-        #expect(try await store.runningAdventures() == [stored])
-        #expect(try await store.adventures(of: party.id) == [stored])
-        await #expect(throws: StoreError.conflict("party 'Rangers' already has adventure adv-1 running")) {
-            try await store.startAdventure(id: "adv-2", party: party.id, setup: setup(roster), state: state, startedAt: 1_767_225_600,
-                                           contentVersion: "4583f2f60f69852d", outbox: [], at: Date())
+        try await closing(store) {
+            let state = try start(roster)
+            let stored = try await store.startAdventure(id: "adv-1", party: party.id, setup: setup(roster), state: state,
+                                                        startedAt: 1_767_225_600, contentVersion: "4583f2f60f69852d", outbox: [], at: Date())
+            #expect(stored.setup == setup(roster) && stored.state == state && stored.lastTick == 0)
+            #expect(stored.nextTickAt == 1_767_225_610)
+            #expect(try await store.adventure("adv-1") == stored)
+            #expect(try await store.runningAdventures() == [stored])
+            #expect(try await store.adventures(of: party.id) == [stored])
+            await #expect(throws: StoreError.conflict("party 'Rangers' already has adventure adv-1 running")) {
+                try await store.startAdventure(id: "adv-2", party: party.id, setup: setup(roster), state: state, startedAt: 1_767_225_600,
+                                               contentVersion: "4583f2f60f69852d", outbox: [], at: Date())
+            }
+            var tooLong = setup(roster)
+            tooLong.timeLimit = AdventureSetup.longestTimeLimit + 1
+            await #expect(throws: StoreError.self) {
+                try await store.startAdventure(id: "adv-3", party: party.id, setup: tooLong, state: state, startedAt: 1_767_225_600,
+                                               contentVersion: "4583f2f60f69852d", outbox: [], at: Date())
+            }
+            let potion = try await store.enqueueCommand(.usePotion(player: roster[0].player, hero: "egghead"), for: "adv-1",
+                                                        receivedAt: Date())
+            #expect(potion.command == .usePotion(player: roster[0].player, hero: "egghead"))
         }
-        var tooLong = setup(roster)
-        tooLong.timeLimit = AdventureSetup.longestTimeLimit + 1
-        await #expect(throws: StoreError.self) {
-            try await store.startAdventure(id: "adv-3", party: party.id, setup: tooLong, state: state, startedAt: 1_767_225_600,
-                                           contentVersion: "4583f2f60f69852d", outbox: [], at: Date())
-        }
-        let potion = try await store.enqueueCommand(.usePotion(player: roster[0].player, hero: "egghead"), for: "adv-1",
-                                                    receivedAt: Date())
-        #expect(potion.command == .usePotion(player: roster[0].player, hero: "egghead"))
     }
 
     /// Eight parties, eight game masters starting each one's adventure at the same
     /// moment: each party has one adventure running, the others were refused.
     @Test func oneRunningAdventurePerPartyWhoeverStartsAtOnce() async throws {
         let (store, first, firstRoster) = try await party()
-        defer { Task { await store.close() } }
-        var parties = [(first, firstRoster)]
-        for index in 1..<8 { parties.append(try await Self.party(named: "Party \(index)", in: store)) }
-        let attempts = parties.flatMap { party, roster in (0..<8).map { (party, roster, $0) } }
-        let results = await withTaskGroup(of: Result<StoredAdventure, any Error>.self) { group in
-            for (party, roster, attempt) in attempts {
-                let state = try! Adventure(setup: setup(roster), content: Self.game).start()
-                group.addTask {
-                    await Result(catching: {
-                        try await store.startAdventure(id: AdventureID("\(party.id)-\(attempt)"), party: party.id,
-                                                       setup: setup(roster), state: state, startedAt: 1_767_225_600,
-                                                       contentVersion: "c", outbox: [], at: Date())
-                    })
+        try await closing(store) {
+            var parties = [(first, firstRoster)]
+            for index in 1..<8 { parties.append(try await Self.party(named: "Party \(index)", in: store)) }
+            let attempts = parties.flatMap { party, roster in (0..<8).map { (party, roster, $0) } }
+            let results = await withTaskGroup(of: Result<StoredAdventure, any Error>.self) { group in
+                for (party, roster, attempt) in attempts {
+                    let state = try! Adventure(setup: setup(roster), content: Self.game).start()
+                    group.addTask {
+                        await Result(catching: {
+                            try await store.startAdventure(id: AdventureID("\(party.id)-\(attempt)"), party: party.id,
+                                                           setup: setup(roster), state: state, startedAt: 1_767_225_600,
+                                                           contentVersion: "c", outbox: [], at: Date())
+                        })
+                    }
                 }
+                return await group.reduce(into: []) { $0.append($1) }
             }
-            return await group.reduce(into: []) { $0.append($1) }
-        }
-        let running = try await store.runningAdventures()
-        #expect(running.count == parties.count)
-        #expect(Set(running.map(\.party)).count == parties.count)
-        #expect(results.filter { if case .success = $0 { true } else { false } }.count == parties.count)
-        for case .failure(let error) in results {
-            guard case .conflict = error as? StoreError else { Issue.record("\(error)"); continue }
+            let running = try await store.runningAdventures()
+            #expect(running.count == parties.count)
+            #expect(Set(running.map(\.party)).count == parties.count)
+            #expect(results.filter { if case .success = $0 { true } else { false } }.count == parties.count)
+            for case .failure(let error) in results {
+                guard case .conflict = error as? StoreError else { Issue.record("\(error)"); continue }
+            }
         }
     }
 
@@ -102,14 +104,15 @@ struct PostgresAdventureTests {
     /// Ten game masters ending it at once: the end is queued once.
     @Test func aGameMastersEndIsQueuedOnceWhoeverAsksAtOnce() async throws {
         let (store, party, roster) = try await party()
-        defer { Task { await store.close() } }
-        let state = try start(roster)
-        _ = try await store.startAdventure(id: "adv", party: party.id, setup: setup(roster), state: state,
-                                           startedAt: 1_767_225_600, contentVersion: "c", outbox: [], at: Date())
-        let ends = try await withThrowingTaskGroup(of: CommandID.self) { group in
-            for _ in 0..<10 { group.addTask { try await store.endAdventureRequested("adv", at: Date()).id } }
-            return try await group.reduce(into: Set<CommandID>()) { $0.insert($1) }
+        try await closing(store) {
+            let state = try start(roster)
+            _ = try await store.startAdventure(id: "adv", party: party.id, setup: setup(roster), state: state,
+                                               startedAt: 1_767_225_600, contentVersion: "c", outbox: [], at: Date())
+            let ends = try await withThrowingTaskGroup(of: CommandID.self) { group in
+                for _ in 0..<10 { group.addTask { try await store.endAdventureRequested("adv", at: Date()).id } }
+                return try await group.reduce(into: Set<CommandID>()) { $0.insert($1) }
+            }
+            #expect(ends.count == 1)
         }
-        #expect(ends.count == 1)
     }
 }

@@ -140,3 +140,15 @@ private enum ServerStop {
         }
     }
 }
+
+/// Runs `body`, then closes the store and waits for it, whether `body` threw or not.
+func closing<Value>(_ store: PostgresStore, _ body: () async throws -> Value) async throws -> Value {
+    do {
+        let value = try await body()
+        await store.close()
+        return value
+    } catch {
+        await store.close()
+        throw error
+    }
+}
