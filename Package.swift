@@ -98,10 +98,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // Store operations that only tests need, written over the seam so that they
-        // work with every engine.
-        .target(name: "StoreTestSupport", dependencies: ["Vocabulary", "Game", "PushPolicy", "Store"],
-                path: "Tests/StoreTestSupport"),
+        // What storage tests share: each engine on a fresh database (a PostgreSQL server
+        // of the tests' own), fixtures, and operations only tests need, over the seam.
+        .target(
+            name: "StoreTestSupport",
+            dependencies: [
+                "Vocabulary", "Game", "PushPolicy", "Store", "StoreSQLite", "StorePostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/StoreTestSupport"
+        ),
         // HTTP routes, auth, the Ticker and Dispatcher services, configuration, wiring.
         .target(
             name: "Server",
@@ -187,10 +195,15 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        // The storage seam's behaviour, each test on every engine.
+        .testTarget(
+            name: "StoreTests",
+            dependencies: ["Vocabulary", "Game", "PushPolicy", "Store", "StoreTestSupport"]
+        ),
         .testTarget(
             name: "StorePostgresTests",
             dependencies: [
-                "Vocabulary", "Game", "Catalog", "Store", "StorePostgres",
+                "Vocabulary", "Game", "Catalog", "Store", "StorePostgres", "StoreTestSupport",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),

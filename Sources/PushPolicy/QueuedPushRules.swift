@@ -21,4 +21,8 @@ public enum QueuedPushRules {
     }
 
     public static let expiredReason = "expired before it could be sent"
+
+    /// A push whose sender stopped before APNs answered goes again: delivery is at
+    /// least once, and its timestamp makes a repeat harmless on the phone.
+    public static let interruptedReason = "interrupted while sending; sent again"
 }

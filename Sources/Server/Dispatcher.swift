@@ -33,15 +33,20 @@ public struct Dispatcher: Service {
         /// claim up to `longestRetryWait`.
         public var firstRetryWait: TimeInterval
         public var longestRetryWait: TimeInterval
+        /// How often to look for pushes a stopped dispatcher left claimed: another
+        /// node on a shared store may stop at any moment, not only before this start.
+        public var abandonedClaimCheck: Duration
 
         public init(maximumInFlight: Int = 512, idleWait: Duration = .milliseconds(250), drainTime: Duration = .seconds(10),
-                    maximumClaims: Int = 8, firstRetryWait: TimeInterval = 1, longestRetryWait: TimeInterval = 300) {
+                    maximumClaims: Int = 8, firstRetryWait: TimeInterval = 1, longestRetryWait: TimeInterval = 300,
+                    abandonedClaimCheck: Duration = .seconds(5)) {
             self.maximumInFlight = max(1, maximumInFlight)
             self.idleWait = idleWait
             self.drainTime = drainTime
             self.maximumClaims = max(1, maximumClaims)
             self.firstRetryWait = firstRetryWait
             self.longestRetryWait = longestRetryWait
+            self.abandonedClaimCheck = abandonedClaimCheck
         }
     }
 
@@ -71,10 +76,8 @@ public struct Dispatcher: Service {
     }
 
     public func run() async throws {
-        // One dispatcher per database: at its start, every row still `sending` was
-        // left by a process that stopped before it recorded the answer.
-        let recovered = try await store.recoverInterruptedSends(olderThan: .distantFuture)
-        if recovered > 0 { logger.notice("pushes interrupted by a stop are sent again", metadata: ["count": "\(recovered)"]) }
+        try await recoverInterruptedSends()
+        var lastRecovery = ContinuousClock.now
 
         try await withThrowingTaskGroup(of: Event.self) { group in
             var inFlight = 0
@@ -144,6 +147,12 @@ public struct Dispatcher: Service {
                 case .timer:
                     timerRunning = false
                     writeDue = true
+                    if drainDeadline == nil, ContinuousClock.now - lastRecovery >= settings.abandonedClaimCheck {
+                        lastRecovery = .now
+                        do { try await recoverInterruptedSends() } catch {
+                            logger.error("cannot recover abandoned pushes", metadata: ["error": "\(error)"])
+                        }
+                    }
                 case .answered(let result):
                     inFlight -= 1
                     guard let result else { continue }
@@ -161,6 +170,13 @@ public struct Dispatcher: Service {
             }
         }
         logger.info("dispatcher stopped")
+    }
+
+    /// Puts back the pushes a stopped dispatcher (this process before a restart,
+    /// or another node) left claimed, so that they are sent again.
+    private func recoverInterruptedSends() async throws {
+        let recovered = try await store.recoverInterruptedSends()
+        if recovered > 0 { logger.notice("pushes interrupted by a stop are sent again", metadata: ["count": "\(recovered)"]) }
     }
 
     private func report(_ refusals: [StoreError?], of answers: [PushResult]) {

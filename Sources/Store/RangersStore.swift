@@ -132,7 +132,7 @@ public protocol TickStore: Sendable {
 
 public protocol OutboxStore: Sendable {
     /// Records APNs' answers, then claims up to `limit` due pushes, marking them
-    /// `sending`. Each push is claimed by one caller, whatever claims at once. On
+    /// `sending` by this store. Each push is claimed by one caller, whatever claims at once. On
     /// the way, pushes the policy marked supersedable with a newer push to their
     /// target are `superseded`, and pushes past their expiration or whose target
     /// has no valid token are `dropped`. Each answer is recorded in its own
@@ -143,10 +143,11 @@ public protocol OutboxStore: Sendable {
     /// it is the valid one, and its pending pushes dropped, in the same transaction.
     @discardableResult
     func record(_ results: [PushResult], at now: Date) async throws -> [StoreError?]
-    /// Pushes left `sending` since before `cutoff` (by a process that stopped)
-    /// go back to `pending`; returns how many.
+    /// Pushes claimed by a dispatcher that has stopped (crashed, killed) go back
+    /// to `pending`; never a push a running dispatcher is sending. Returns how
+    /// many. An answer is recorded only from the store that holds the claim.
     @discardableResult
-    func recoverInterruptedSends(olderThan cutoff: Date) async throws -> Int
+    func recoverInterruptedSends() async throws -> Int
     /// Pushes not yet settled (pending or being sent).
     func pendingOutboxCount() async throws -> Int
     /// When the earliest pending push is due.
@@ -232,5 +233,71 @@ extension RangersStore {
 
     public func record(of adventure: AdventureID) async throws -> AdventureRecord {
         try await record(of: adventure, includingOutbox: true)
+    }
+
+    @discardableResult
+    public func endAdventureRequested(_ adventure: AdventureID) async throws -> QueuedCommand {
+        try await endAdventureRequested(adventure, at: Date())
+    }
+
+    public func leaveParty(_ party: PartyID, player: PlayerID,
+                           leaveChannelPush: @escaping @Sendable (ChannelMember) -> OutboxMessage? = { _ in nil }) async throws {
+        try await leaveParty(party, player: player, at: Date(), leaveChannelPush: leaveChannelPush)
+    }
+
+    @discardableResult
+    public func rotateToken(activityID: ActivityID, newToken: PushToken, by player: PlayerID) async throws -> LiveActivity {
+        try await rotateToken(activityID: activityID, newToken: newToken, by: player, at: Date())
+    }
+
+    @discardableResult
+    public func registerPushToStartToken(deviceID: DeviceID, player: PlayerID, token: PushToken,
+                                         locale: String) async throws -> Device {
+        try await registerPushToStartToken(deviceID: deviceID, player: player, token: token, locale: locale, at: Date())
+    }
+
+    /// Every due adventure read in full, as a reader that holds none of them.
+    public func dueAdventures(at second: Int, limit: Int = 1000, skipping: Set<AdventureID> = []) async throws -> [DueAdventure] {
+        try await dueAdventures(at: second, limit: limit, skipping: skipping, isKnown: { _, _ in false },
+                                hasLedger: { _, _ in false })
+    }
+
+    @discardableResult
+    public func record(_ results: [PushResult]) async throws -> [StoreError?] {
+        try await record(results, at: Date())
+    }
+
+    public func recordAndClaim(_ results: [PushResult], limit: Int) async throws
+        -> (refusals: [StoreError?], claimed: [ClaimedPush]) {
+        try await recordAndClaim(results, limit: limit, now: Date())
+    }
+
+    public func channel(of party: PartyID) async throws -> Channel {
+        try await channel(of: party, at: Date())
+    }
+
+    @discardableResult
+    public func joinChannel(_ channel: ChannelID, player: PlayerID, token: PushToken) async throws -> ChannelMember {
+        try await joinChannel(channel, player: player, token: token, at: Date())
+    }
+
+    public func leaveChannel(_ channel: ChannelID, player: PlayerID) async throws {
+        try await leaveChannel(channel, player: player, at: Date())
+    }
+
+    public func closeChannel(_ channel: ChannelID,
+                             leaveChannelPush: @escaping @Sendable (ChannelMember) -> OutboxMessage?) async throws {
+        try await closeChannel(channel, at: Date(), leaveChannelPush: leaveChannelPush)
+    }
+
+    @discardableResult
+    public func recordTransmission(_ new: NewTransmission,
+                                   push: @escaping @Sendable (ChannelMember, Transmission) -> OutboxMessage) async throws -> Transmission {
+        try await recordTransmission(new, at: Date(), push: push)
+    }
+
+    @discardableResult
+    public func deleteAudio(recordedBefore cutoff: Date) async throws -> Int {
+        try await deleteAudio(recordedBefore: cutoff, at: Date())
     }
 }

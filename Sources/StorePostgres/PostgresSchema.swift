@@ -11,6 +11,20 @@ enum PostgresSchema {
 
     static let migrations = [
         Migration(name: "v1", statements: v1),
+        Migration(name: "v2-node", statements: v2Node),
+    ]
+
+    /// Each open store is a node with a heartbeat. A push claimed by a node whose
+    /// heartbeat has lapsed was left by a process that stopped: it goes again.
+    private static let v2Node = [
+        """
+        CREATE TABLE node (
+            id TEXT PRIMARY KEY,
+            started_at TIMESTAMPTZ NOT NULL,
+            alive_until TIMESTAMPTZ NOT NULL,
+            stopped_at TIMESTAMPTZ
+        )
+        """,
     ]
 
     private static let v1 = [

@@ -5,7 +5,7 @@ import PushPolicy
 import Store
 import Vocabulary
 
-extension PostgresStore: AdventureStore {
+extension PostgresStore {
     public func startAdventure(id: AdventureID, party: PartyID, setup: AdventureSetup, state: AdventureState, startedAt: Int,
                                contentVersion: String, outbox: [OutboxMessage], at now: Date) async throws -> StoredAdventure {
         try StoredValueLimits.checkNewAdventure(setup: setup, state: state, startedAt: startedAt, contentVersion: contentVersion)
@@ -36,9 +36,7 @@ extension PostgresStore: AdventureStore {
                         \(roster), \(setup.tickInterval), \(setup.timeLimit), \(startedAt), 'running',
                         \(CanonicalJSON.text(of: state)), 0, \(startedAt + setup.tickInterval))
                 """, logger: logger)
-            for message in outbox {
-                try await enqueue(message, adventure: id, tick: 0, at: now, connection)
-            }
+            try await enqueue(outbox.map { QueuedMessage(message: $0, adventure: id, tick: 0) }, at: now, connection)
             return try await requireAdventure(id, lock: "", connection)
         }
     }
@@ -136,6 +134,12 @@ extension PostgresStore: AdventureStore {
             throw StoreError.notFound("adventure", id: id.rawValue)
         }
         return try Self.adventure(row)
+    }
+
+    func adventures(ids: [String], _ connection: PostgresConnection) async throws -> [StoredAdventure] {
+        var query = PostgresQuery(unsafeSQL: "SELECT \(Self.adventureColumns) FROM adventure WHERE id = ANY($1)")
+        query.binds.append(ids, context: .default)
+        return try await connection.query(query, logger: logger).decodeAll(AdventureColumns.self).map(Self.adventure)
     }
 
     /// `condition` is SQL written here; its one value is bound as $1.

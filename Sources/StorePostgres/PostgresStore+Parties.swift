@@ -4,7 +4,7 @@ import PostgresNIO
 import Store
 import Vocabulary
 
-extension PostgresStore: PartyStore {
+extension PostgresStore {
     public func createParty(name: String, by player: PlayerID, hero: HeroID, at now: Date) async throws -> Party {
         let name = try StoredValueLimits.checkedName(name)
         let id = PartyID.random()

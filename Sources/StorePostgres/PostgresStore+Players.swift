@@ -4,7 +4,7 @@ import PostgresNIO
 import Store
 import Vocabulary
 
-extension PostgresStore: PlayerStore {
+extension PostgresStore {
     public func createPlayer(name: String, at now: Date) async throws -> (player: Player, apiKey: String) {
         let name = try StoredValueLimits.checkedName(name)
         let apiKey = APIKey.generate()

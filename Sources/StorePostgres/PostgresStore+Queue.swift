@@ -6,27 +6,47 @@ import Vocabulary
 
 // The steps that queue pushes, each run inside the caller's transaction.
 extension PostgresStore {
-    /// Inserts one outbox row; it supersedes the pushes still waiting for its target
-    /// that the policy marked supersedable. A leave-channel push also marks the
-    /// member as leaving: their token is kept until that push is done with.
-    func enqueue(_ message: OutboxMessage, adventure: AdventureID?, tick: Int?, at now: Date,
-                 _ connection: PostgresConnection) async throws {
+    /// Inserts outbox rows, in order, in two statements however many: first the
+    /// pushes still waiting for their targets that the policy marked supersedable
+    /// are superseded, then the new rows go in (one superseded at once when a
+    /// later one in the same call is for its target). A leave-channel push also
+    /// marks the member as leaving: their token is kept until that push is done with.
+    func enqueue(_ queued: [QueuedMessage], at now: Date, _ connection: PostgresConnection) async throws {
+        guard !queued.isEmpty else { return }
+        let messages = queued.map(\.message)
         try await connection.query("""
             UPDATE outbox SET state = 'superseded', outcome = \(QueuedPushRules.supersededReason)
-            WHERE state = 'pending' AND supersedable
-              AND target_kind = \(message.target.kind.rawValue) AND target_id = \(message.target.id)
+            FROM UNNEST(\(messages.map(\.target.kind.rawValue))::text[], \(messages.map(\.target.id))::text[]) AS t(kind, id)
+            WHERE outbox.state = 'pending' AND outbox.supersedable AND outbox.target_kind = t.kind AND outbox.target_id = t.id
             """, logger: logger)
+        var lastIndex: [PushTarget: Int] = [:]
+        for (index, message) in messages.enumerated() { lastIndex[message.target] = index }
+        let superseded = messages.indices.map { $0 != lastIndex[messages[$0].target] && messages[$0].supersedable }
+        // Arrays hold no NULL here: '' stands for "no adventure", -1 for "no tick".
         try await connection.query("""
             INSERT INTO outbox (adventure, target_kind, target_id, push_type, topic, priority, expiration, payload, reason,
-                                has_alert, is_end, supersedable, tick, state, attempts, next_attempt_at, created_at)
-            VALUES (\(adventure?.rawValue), \(message.target.kind.rawValue), \(message.target.id), \(message.pushType.rawValue),
-                    \(message.topic.rawValue), \(message.priority.rawValue), \(message.expiration), \(message.payload),
-                    \(message.reason), \(message.hasAlert), \(message.isEnd), \(message.supersedable), \(tick), 'pending', 0,
-                    \(now), \(now))
+                                has_alert, is_end, supersedable, tick, state, outcome, attempts, next_attempt_at, created_at)
+            SELECT NULLIF(adventure, ''), target_kind, target_id, push_type, topic, priority, expiration, payload, reason,
+                   has_alert, is_end, supersedable, NULLIF(tick, -1),
+                   CASE WHEN superseded THEN 'superseded' ELSE 'pending' END,
+                   CASE WHEN superseded THEN \(QueuedPushRules.supersededReason) END, 0, \(now), \(now)
+            FROM UNNEST(\(queued.map { $0.adventure?.rawValue ?? "" })::text[], \(messages.map(\.target.kind.rawValue))::text[],
+                        \(messages.map(\.target.id))::text[], \(messages.map(\.pushType.rawValue))::text[],
+                        \(messages.map(\.topic.rawValue))::text[], \(messages.map(\.priority.rawValue))::int8[],
+                        \(messages.map(\.expiration))::int8[], \(messages.map { ByteBuffer(bytes: $0.payload) })::bytea[],
+                        \(messages.map(\.reason))::text[], \(messages.map(\.hasAlert))::bool[], \(messages.map(\.isEnd))::bool[],
+                        \(messages.map(\.supersedable))::bool[], \(queued.map { $0.tick ?? -1 })::int8[], \(superseded)::bool[])
+                 WITH ORDINALITY AS t(adventure, target_kind, target_id, push_type, topic, priority, expiration, payload, reason,
+                                      has_alert, is_end, supersedable, tick, superseded, position)
+            ORDER BY position
             """, logger: logger)
-        if message.isEnd, case .pushToTalk(let member) = message.target {
+        let leaving = messages.compactMap { message -> String? in
+            guard message.isEnd, case .pushToTalk(let member) = message.target else { return nil }
+            return member.rawValue
+        }
+        if !leaving.isEmpty {
             try await connection.query("""
-                UPDATE channel_member SET status = 'leaving', left_at = \(now) WHERE id = \(member.rawValue) AND status = 'joined'
+                UPDATE channel_member SET status = 'leaving', left_at = \(now) WHERE id = ANY(\(leaving)) AND status = 'joined'
                 """, logger: logger)
         }
     }
@@ -37,15 +57,17 @@ extension PostgresStore {
                         _ leaveChannelPush: (ChannelMember) -> OutboxMessage?, _ connection: PostgresConnection) async throws {
         guard let channel = try await connection.query("SELECT id FROM channel WHERE party = \(party.rawValue)", logger: logger)
             .decodeFirst(String.self) else { return }
+        var pushes: [QueuedMessage] = []
         for member in try await listeners(of: ChannelID(channel), connection) where players?.contains(member.player) ?? true {
             if let message = leaveChannelPush(member) {
-                try await enqueue(message, adventure: nil, tick: nil, at: now, connection)
+                pushes.append(QueuedMessage(message: message))
             } else {
                 try await connection.query("""
                     UPDATE channel_member SET status = 'left', token = NULL, left_at = \(now) WHERE id = \(member.id.rawValue)
                     """, logger: logger)
             }
         }
+        try await enqueue(pushes, at: now, connection)
     }
 
     /// Members listening (joined, with a valid token), in the order they joined.
@@ -59,5 +81,18 @@ extension PostgresStore {
                           status: ChannelMemberStatus(rawValue: status) ?? .left, token: token.map(PushToken.init(stored:)),
                           joinedAt: joinedAt)
         }
+    }
+}
+
+/// A push to queue, with the adventure and tick it belongs to, if any.
+struct QueuedMessage {
+    var message: OutboxMessage
+    var adventure: AdventureID?
+    var tick: Int?
+
+    init(message: OutboxMessage, adventure: AdventureID? = nil, tick: Int? = nil) {
+        self.message = message
+        self.adventure = adventure
+        self.tick = tick
     }
 }

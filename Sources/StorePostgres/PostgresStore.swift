@@ -9,40 +9,89 @@ import Store
 /// free, the operation takes a row lock, relies on a constraint, or claims with
 /// `SKIP LOCKED`, and says which where it does. Values are always bound, never
 /// spliced into SQL text.
-public final class PostgresStore: Sendable {
+public final class PostgresStore: RangersStore {
     public let location: PostgresLocation
+    /// This process among those sharing the database: it marks the pushes this
+    /// store claims, and its heartbeat says it is still running.
+    public let node: String
+    /// How long a heartbeat keeps the node alive; it is renewed every third of it.
+    public let liveness: Duration
     let client: PostgresClient
     let logger: Logger
     private let running: Task<Void, Never>
+    private let beating: LockedTask
 
-    private init(location: PostgresLocation, client: PostgresClient, logger: Logger) {
+    private init(location: PostgresLocation, node: String, liveness: Duration, client: PostgresClient, logger: Logger) {
         self.location = location
+        self.node = node
+        self.liveness = liveness
         self.client = client
         self.logger = logger
         running = Task { await client.run() }
+        beating = LockedTask()
     }
 
     /// Connects, checks the server, the credentials and the database with one
     /// connection (so each mistake is reported plainly, not retried by the pool in
     /// the background), then brings the schema up to date.
-    public static func open(_ location: PostgresLocation,
+    public static func open(_ location: PostgresLocation, node: String = UUID().uuidString.lowercased(),
+                            liveness: Duration = .seconds(10),
                             logger: Logger = Logger(label: "rangers.store.postgres")) async throws -> PostgresStore {
         try await probe(location, logger: logger)
-        let store = PostgresStore(location: location, client: PostgresClient(configuration: try clientConfiguration(location),
-                                                                              backgroundLogger: logger), logger: logger)
+        let store = PostgresStore(location: location, node: node, liveness: max(liveness, .seconds(1)),
+                                  client: PostgresClient(configuration: try clientConfiguration(location), backgroundLogger: logger),
+                                  logger: logger)
         do {
             try await store.migrate()
         } catch {
             await store.close()
             throw PostgresStoreError.migrationFailed(reason(of: error))
         }
+        do {
+            try await store.beat()
+        } catch {
+            await store.close()
+            throw PostgresStoreError.cannotConnect(location, reason(of: error))
+        }
+        store.beating.start { [store] in await store.keepBeating() }
         return store
     }
 
-    /// Stops the connection pool; operations after this fail.
+    /// Says the node stopped (its claims are free at once), then stops the
+    /// connection pool; operations after this fail.
     public func close() async {
+        await beating.stop()
+        do {
+            try await client.query("""
+                UPDATE node SET alive_until = now(), stopped_at = now() WHERE id = \(node)
+                """, logger: logger)
+        } catch {
+            logger.debug("could not mark the node stopped", metadata: ["error": "\(Self.reason(of: error))"])
+        }
         running.cancel()
         await running.value
+    }
+
+    // MARK: Heartbeat
+
+    /// Registers or renews this node's heartbeat, in the database's clock: every
+    /// node compares against the same one.
+    func beat() async throws {
+        let seconds = Double(liveness.components.seconds) + Double(liveness.components.attoseconds) / 1e18
+        try await client.query("""
+            INSERT INTO node (id, started_at, alive_until) VALUES (\(node), now(), now() + make_interval(secs => \(seconds)))
+            ON CONFLICT (id) DO UPDATE SET alive_until = excluded.alive_until, stopped_at = NULL
+            """, logger: logger)
+    }
+
+    private func keepBeating() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: liveness / 3)
+            guard !Task.isCancelled else { return }
+            do { try await beat() } catch {
+                logger.warning("cannot renew the node's heartbeat", metadata: ["error": "\(Self.reason(of: error))"])
+            }
+        }
     }
 
     // MARK: Connecting
@@ -163,5 +212,21 @@ public final class PostgresStore: Sendable {
         case "23514", "23502": return StoreError.invalid("refused by the schema: \(message)")
         default: return error
         }
+    }
+}
+
+/// A background task that can be started once and stopped from anywhere.
+final class LockedTask: @unchecked Sendable {
+    private let lock = NSLock()
+    private var task: Task<Void, Never>?
+
+    func start(_ body: @escaping @Sendable () async -> Void) {
+        lock.withLock { task = Task { await body() } }
+    }
+
+    func stop() async {
+        let running = lock.withLock { () -> Task<Void, Never>? in defer { task = nil }; return task }
+        running?.cancel()
+        await running?.value
     }
 }

@@ -10,37 +10,22 @@ extension SQLiteStore {
     static func currentToken(of target: PushTarget, isEnd: Bool, _ db: Database) throws -> TokenLookup {
         switch target {
         case .liveActivity(let id):
-            guard let status = try String.fetchOne(db.cachedStatement(sql: "SELECT status FROM liveActivity WHERE id = ?"),
-                                                   arguments: [id.rawValue])
-            else { return .unreachable("the activity is unknown") }
-            guard status == LiveActivityStatus.active.rawValue else { return .unreachable("the activity is \(status)") }
+            let status = try String.fetchOne(db.cachedStatement(sql: "SELECT status FROM liveActivity WHERE id = ?"),
+                                             arguments: [id.rawValue])
             let token = try String.fetchOne(db.cachedStatement(sql: """
                 SELECT token FROM activityToken WHERE activity = ? AND invalidatedAt IS NULL
                 """), arguments: [id.rawValue])
-            return token.map { .token(PushToken(stored: $0)) } ?? .unreachable("the activity has no valid token")
+            return .liveActivity(status: status, validToken: token)
         case .pushToStart(let id):
-            guard let device = try DeviceRow.fetchOne(db, key: id.rawValue) else { return .unreachable("the device is unknown") }
-            return device.value.pushToStartToken.map { .token($0) } ?? .unreachable("the device has no valid push-to-start token")
+            let device = try DeviceRow.fetchOne(db, key: id.rawValue)
+            return .pushToStart(deviceIsKnown: device != nil, validToken: device?.value.pushToStartToken?.hex)
         case .pushToTalk(let id):
-            guard let member = try Row.fetchOne(db, sql: """
+            let member = try Row.fetchOne(db, sql: """
                 SELECT status, token, tokenInvalidAt FROM channelMember WHERE id = ?
                 """, arguments: [id.rawValue])
-            else { return .unreachable("the channel member is unknown") }
-            let status: String = member["status"]
-            guard WalkieTalkiePolicy.reaches(isListening: status == ChannelMemberStatus.joined.rawValue,
-                                             isLeaving: status == ChannelMemberStatus.leaving.rawValue, isLeavePush: isEnd)
-            else { return .unreachable("the member has left the channel") }
-            guard let token: String = member["token"], member["tokenInvalidAt"] as Date? == nil else {
-                return .unreachable("the channel member has no valid token")
-            }
-            return .token(PushToken(stored: token))
+            let token: String? = member?["tokenInvalidAt"] as Date? == nil ? member?["token"] : nil
+            return .pushToTalk(status: member?["status"], validToken: token, isLeavePush: isEnd)
         }
-    }
-
-    enum TokenLookup {
-        case token(PushToken)
-        /// Why the push cannot go anywhere: it is dropped with this as its outcome.
-        case unreachable(String)
     }
 
     /// The pushes waiting for a target that the policy marked supersedable, when a
@@ -54,18 +39,23 @@ extension SQLiteStore {
         try db.execute(sql: "UPDATE outbox SET state = 'dropped', outcome = ? WHERE id = ?", arguments: [reason, row.id])
     }
 
-    /// A push's answer can be recorded once, and only while it is being sent.
-    static func requireSending(_ push: ClaimedPush, _ db: Database) throws {
-        guard let state = try String.fetchOne(db.cachedStatement(sql: "SELECT state FROM outbox WHERE id = ?"),
-                                              arguments: [push.id.rawValue])
+    /// A push's answer can be recorded once, only while it is being sent, and only
+    /// by the store that claimed it: one whose claim was recovered lost it.
+    static func requireSending(_ push: ClaimedPush, by claimant: String, _ db: Database) throws {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT state, claimedBy FROM outbox WHERE id = ?"),
+                                         arguments: [push.id.rawValue])
         else { throw StoreError.notFound("outbox row", id: push.id.description) }
+        let state: String = row[0], holder: String? = row[1]
         guard state == OutboxState.sending.rawValue else {
             throw StoreError.conflict("outbox row \(push.id) is \(state), not sending; its answer was recorded already or it was never claimed")
         }
+        guard holder == claimant else {
+            throw StoreError.conflict("outbox row \(push.id) was claimed again after this claim was taken for abandoned")
+        }
     }
 
-    static func settle(_ push: ClaimedPush, as state: OutboxState, outcome: String?, _ db: Database) throws {
-        try requireSending(push, db)
+    static func settle(_ push: ClaimedPush, by claimant: String, as state: OutboxState, outcome: String?, _ db: Database) throws {
+        try requireSending(push, by: claimant, db)
         try db.cachedStatement(sql: "UPDATE outbox SET state = ?, outcome = ? WHERE id = ?")
             .execute(arguments: [state.rawValue, outcome, push.id.rawValue])
     }

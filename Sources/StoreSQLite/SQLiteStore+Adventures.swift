@@ -14,7 +14,7 @@ extension SQLiteStore {
     @discardableResult
     public func startAdventure(
         id: AdventureID = .random(), party: PartyID, setup: AdventureSetup, state: AdventureState, startedAt: Int,
-        contentVersion: String, outbox: [OutboxMessage], at now: Date = Date()
+        contentVersion: String, outbox: [OutboxMessage], at now: Date
     ) async throws -> StoredAdventure {
         try StoredValueLimits.checkNewAdventure(setup: setup, state: state, startedAt: startedAt, contentVersion: contentVersion)
         return try await write { db in
@@ -75,7 +75,7 @@ extension SQLiteStore {
     /// with that tick, by `recordTick`.
     @discardableResult
     public func enqueueCommand(_ command: Command, for adventure: AdventureID,
-                               receivedAt now: Date = Date()) async throws -> QueuedCommand {
+                               receivedAt now: Date) async throws -> QueuedCommand {
         let json = try CommandJSON.encode(command)
         return try await write { db in
             let stored = try Self.requireAdventure(adventure, db)
@@ -91,7 +91,7 @@ extension SQLiteStore {
     /// next tick, so the end is in the event log and a replay reproduces it.
     /// Asking twice queues it once.
     @discardableResult
-    public func endAdventureRequested(_ adventure: AdventureID, at now: Date = Date()) async throws -> QueuedCommand {
+    public func endAdventureRequested(_ adventure: AdventureID, at now: Date) async throws -> QueuedCommand {
         let json = try CommandJSON.encode(.endAdventure)
         return try await write { db in
             let stored = try Self.requireAdventure(adventure, db)

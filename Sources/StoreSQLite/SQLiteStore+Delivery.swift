@@ -8,48 +8,48 @@ extension SQLiteStore {
     /// recorded in its own savepoint: one that is refused (answered twice, say)
     /// leaves the others recorded. Returns the refusals, in the order given.
     @discardableResult
-    public func record(_ results: [PushResult], at now: Date = Date()) async throws -> [StoreError?] {
-        try await write { db in try Self.record(results, at: now, db) }
+    public func record(_ results: [PushResult], at now: Date) async throws -> [StoreError?] {
+        try await write { [claimant] db in try Self.record(results, by: claimant, at: now, db) }
     }
 
     /// Records the answers, then claims up to `limit` pushes, in one write: under
     /// load every write waits for the ticker's commit before it, and a dispatcher
     /// that recorded and claimed in two writes waited twice as often.
     public func recordAndClaim(_ results: [PushResult], limit: Int,
-                               now: Date = Date()) async throws -> (refusals: [StoreError?], claimed: [ClaimedPush]) {
-        try await write { db in
-            (try Self.record(results, at: now, db), try Self.claim(limit: limit, now: now, db))
+                               now: Date) async throws -> (refusals: [StoreError?], claimed: [ClaimedPush]) {
+        try await write { [claimant] db in
+            (try Self.record(results, by: claimant, at: now, db), try Self.claim(limit: limit, by: claimant, now: now, db))
         }
     }
 
-    static func record(_ results: [PushResult], at now: Date, _ db: Database) throws -> [StoreError?] {
+    static func record(_ results: [PushResult], by claimant: String, at now: Date, _ db: Database) throws -> [StoreError?] {
         try results.map { result in
             try Self.refusal {
                 try db.inSavepoint {
-                    try Self.record(result.outcome, for: result.push, at: now, db)
+                    try Self.record(result.outcome, for: result.push, by: claimant, at: now, db)
                     return .commit
                 }
             }
         }
     }
 
-    static func record(_ outcome: PushOutcome, for push: ClaimedPush, at now: Date, _ db: Database) throws {
+    static func record(_ outcome: PushOutcome, for push: ClaimedPush, by claimant: String, at now: Date, _ db: Database) throws {
         switch outcome {
         case .delivered(let apnsID, let status, let attempts):
-            try settle(push, as: .sent, outcome: nil, db)
+            try settle(push, by: claimant, as: .sent, outcome: nil, db)
             try log(push, status: status, reason: nil, apnsID: apnsID, attempts: attempts, at: now, db)
             try finishLeaving(push.message, db)
         case .tokenInvalid(let status, let reason, let since, let apnsID, let attempts):
-            try settle(push, as: .failed, outcome: "token no longer valid: \(reason)", db)
+            try settle(push, by: claimant, as: .failed, outcome: "token no longer valid: \(reason)", db)
             try log(push, status: status, reason: reason, apnsID: apnsID, attempts: attempts, at: now, db)
             try invalidate(push.token, reason: reason, since: since, at: now, db)
             try finishLeaving(push.message, db)
         case .retryLater(let nextAttempt, let reason):
-            try requireSending(push, db)
+            try requireSending(push, by: claimant, db)
             try db.execute(sql: "UPDATE outbox SET state = 'pending', nextAttemptAt = ?, outcome = ? WHERE id = ?",
                            arguments: [nextAttempt, "retrying: \(reason)", push.id.rawValue])
         case .rejected(let status, let reason, let apnsID, let attempts):
-            try settle(push, as: .failed, outcome: reason, db)
+            try settle(push, by: claimant, as: .failed, outcome: reason, db)
             try log(push, status: status, reason: reason, apnsID: apnsID, attempts: attempts, at: now, db)
             try finishLeaving(push.message, db)
         }

@@ -11,9 +11,9 @@ extension SQLiteStore {
     /// `hasLedger(id, activity)` say what the caller already holds; the ledgers
     /// of an adventure it does not know are all read.
     public func dueAdventures(
-        at second: Int, limit: Int = 1000, skipping: Set<AdventureID> = [],
-        isKnown: @escaping @Sendable (AdventureID, Int) -> Bool = { _, _ in false },
-        hasLedger: @escaping @Sendable (AdventureID, ActivityID) -> Bool = { _, _ in false }
+        at second: Int, limit: Int, skipping: Set<AdventureID>,
+        isKnown: @escaping @Sendable (AdventureID, Int) -> Bool,
+        hasLedger: @escaping @Sendable (AdventureID, ActivityID) -> Bool
     ) async throws -> [DueAdventure] {
         try await read { db in
             let due = try Row.fetchAll(db.cachedStatement(sql: """

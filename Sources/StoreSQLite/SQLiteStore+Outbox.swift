@@ -14,14 +14,14 @@ extension SQLiteStore {
     ///   that came back for a retry after a newer one was claimed;
     /// - a push whose target has no valid token, whose activity has ended, or whose
     ///   expiration has passed (`QueuedPushRules.hasExpired`) is `dropped`.
-    static func claim(limit: Int, now: Date, _ db: Database) throws -> [ClaimedPush] {
+    static func claim(limit: Int, by claimant: String, now: Date, _ db: Database) throws -> [ClaimedPush] {
         guard limit > 0 else { return [] }
         var claimed: [ClaimedPush] = []
         var after: Int64 = 0
         let nowSeconds = Int(now.timeIntervalSince1970)
         let next = try db.cachedStatement(sql: Self.nextPendingSQL)
         let claim = try db.cachedStatement(sql: """
-            UPDATE outbox SET state = 'sending', claimedAt = ?, attempts = attempts + 1 WHERE id = ?
+            UPDATE outbox SET state = 'sending', claimedAt = ?, claimedBy = ?, attempts = attempts + 1 WHERE id = ?
             """)
         while claimed.count < limit {
             let candidates = try OutboxRow.fetchAll(next, arguments: [after, now, limit - claimed.count])
@@ -43,7 +43,7 @@ extension SQLiteStore {
                     try Self.drop(row, because: reason, db)
                     try Self.finishLeaving(message, db)
                 case .token(let token):
-                    try claim.execute(arguments: [now, row.id])
+                    try claim.execute(arguments: [now, claimant, row.id])
                     claimed.append(ClaimedPush(id: OutboxID(row.id!), adventure: row.adventure.map(AdventureID.init),
                                                tick: row.tick, message: message, token: token,
                                                attempts: row.attempts + 1))
@@ -67,19 +67,21 @@ extension SQLiteStore {
     }
 
     /// Pushes left `sending` by a process that stopped before recording the answer
-    /// go back to `pending`. Delivery is at least once: such a push may reach the
-    /// phone twice, which its timestamp makes harmless. Returns how many.
+    /// go back to `pending`. One process writes a SQLite file, so every claim
+    /// not made by this store was made by one that stopped. Delivery is at least
+    /// once: such a push may reach the phone twice, which its timestamp makes
+    /// harmless. Returns how many.
     @discardableResult
-    public func recoverInterruptedSends(olderThan cutoff: Date) async throws -> Int {
-        try await write { db in
-            try db.execute(sql: Self.recoverSQL, arguments: [cutoff])
+    public func recoverInterruptedSends() async throws -> Int {
+        try await write { [claimant] db in
+            try db.execute(sql: Self.recoverSQL, arguments: [QueuedPushRules.interruptedReason, claimant])
             return db.changesCount
         }
     }
 
     static let recoverSQL = """
-        UPDATE outbox INDEXED BY outbox_sending SET state = 'pending', outcome = 'interrupted while sending; sent again'
-        WHERE state = 'sending' AND claimedAt < ?
+        UPDATE outbox INDEXED BY outbox_sending SET state = 'pending', outcome = ?, claimedBy = NULL
+        WHERE state = 'sending' AND claimedBy IS NOT ?
         """
 
     /// Pushes not yet settled (pending or being sent): what a drain waits for.

@@ -10,7 +10,7 @@ extension SQLiteStore {
     /// which must be one of the heroes they picked. The party's Push To Talk
     /// channel is created with it, so it has a stable id from the start.
     public func createParty(name: String, by player: PlayerID, hero: HeroID,
-                            at now: Date = Date()) async throws -> Party {
+                            at now: Date) async throws -> Party {
         let name = try StoredValueLimits.checkedName(name)
         return try await write { db in
             _ = try Self.requirePlayer(player, db)
@@ -38,7 +38,7 @@ extension SQLiteStore {
     /// fight and would only receive pushes about others.
     @discardableResult
     public func joinParty(inviteCode typed: String, player: PlayerID, hero: HeroID,
-                          at now: Date = Date()) async throws -> PartyMembership {
+                          at now: Date) async throws -> PartyMembership {
         guard let code = InviteCode(typed: typed) else { throw StoreError.notFound("invite code", id: typed) }
         return try await write { db in
             guard let party = try PartyRow.fetchOne(db, sql: "SELECT * FROM party WHERE inviteCode = ?",
@@ -71,8 +71,8 @@ extension SQLiteStore {
     /// the hero stays in that adventure's roster until it ends. If the player had
     /// joined the party's channel, `leaveChannelPush` builds the push that tells
     /// their app to leave it; their channel token is dropped once it is sent.
-    public func leaveParty(_ party: PartyID, player: PlayerID, at now: Date = Date(),
-                           leaveChannelPush: @escaping @Sendable (ChannelMember) -> OutboxMessage? = { _ in nil }
+    public func leaveParty(_ party: PartyID, player: PlayerID, at now: Date,
+                           leaveChannelPush: @escaping @Sendable (ChannelMember) -> OutboxMessage?
     ) async throws {
         try await write { db in
             _ = try Self.requireParty(party, db)

@@ -8,7 +8,7 @@ extension SQLiteStore {
 
     /// Creates a player and returns their API key. The key is not stored and cannot
     /// be shown again: only its hash is kept.
-    public func createPlayer(name: String, at now: Date = Date()) async throws -> (player: Player, apiKey: String) {
+    public func createPlayer(name: String, at now: Date) async throws -> (player: Player, apiKey: String) {
         let name = try StoredValueLimits.checkedName(name)
         let apiKey = APIKey.generate()
         let row = PlayerRow(id: UUID().uuidString.lowercased(), name: name, apiKeyHash: APIKey.hash(apiKey), createdAt: now)

@@ -8,7 +8,7 @@ import Vocabulary
 extension SQLiteStore {
     /// The party's channel. Parties get theirs when created; one from before
     /// channels existed gets it on first asking.
-    public func channel(of party: PartyID, at now: Date = Date()) async throws -> Channel {
+    public func channel(of party: PartyID, at now: Date) async throws -> Channel {
         // Nearly always there: a read finds it without waiting for the writer.
         if let existing = try await read({ db in try Self.channelRow(of: party, db).map(Self.channelValue) }) {
             return existing
@@ -24,7 +24,7 @@ extension SQLiteStore {
     /// it. Joining again replaces the token.
     @discardableResult
     public func joinChannel(_ channel: ChannelID, player: PlayerID, token: PushToken,
-                            at now: Date = Date()) async throws -> ChannelMember {
+                            at now: Date) async throws -> ChannelMember {
         try await write { db in
             let row = try Self.requireChannel(channel, db)
             try Self.requirePartyMember(player, of: row["party"], db)
@@ -44,7 +44,7 @@ extension SQLiteStore {
     }
 
     /// The app left the channel by itself: it needs no push, and its token is dropped.
-    public func leaveChannel(_ channel: ChannelID, player: PlayerID, at now: Date = Date()) async throws {
+    public func leaveChannel(_ channel: ChannelID, player: PlayerID, at now: Date) async throws {
         try await write { db in
             _ = try Self.requireChannel(channel, db)
             try db.execute(sql: """
@@ -55,7 +55,7 @@ extension SQLiteStore {
     }
 
     /// A game master closes the channel: every member still in it is told to leave.
-    public func closeChannel(_ channel: ChannelID, at now: Date = Date(),
+    public func closeChannel(_ channel: ChannelID, at now: Date,
                              leaveChannelPush: @escaping @Sendable (ChannelMember) -> OutboxMessage?) async throws {
         try await write { db in
             let row = try Self.requireChannel(channel, db)
@@ -78,7 +78,7 @@ extension SQLiteStore {
     /// push `push` builds, in one transaction. Refused with a conflict while another
     /// member's transmission is still playing: one speaker at a time.
     @discardableResult
-    public func recordTransmission(_ new: NewTransmission, at now: Date = Date(),
+    public func recordTransmission(_ new: NewTransmission, at now: Date,
                                    push: @escaping @Sendable (ChannelMember, Transmission) -> OutboxMessage) async throws -> Transmission {
         guard new.durationMilliseconds > 0, !new.audio.isEmpty else {
             throw StoreError.invalid("a transmission has audio and a positive duration")
@@ -123,7 +123,7 @@ extension SQLiteStore {
     /// Retention: removes the audio of transmissions recorded before `cutoff`,
     /// keeping the record that they happened. Returns how many.
     @discardableResult
-    public func deleteAudio(recordedBefore cutoff: Date, at now: Date = Date()) async throws -> Int {
+    public func deleteAudio(recordedBefore cutoff: Date, at now: Date) async throws -> Int {
         try await write { db in
             try db.execute(sql: """
                 UPDATE transmission SET audio = NULL, audioDeletedAt = ? WHERE audio IS NOT NULL AND createdAt < ?

@@ -6,7 +6,7 @@ import Store
 import Vocabulary
 
 extension SQLiteStore {
-    public func record(of adventure: AdventureID, includingOutbox: Bool = true) async throws -> AdventureRecord {
+    public func record(of adventure: AdventureID, includingOutbox: Bool) async throws -> AdventureRecord {
         try await read { db in
             let stored = try Self.requireAdventure(adventure, db).value()
             let activities = try LiveActivityRow.fetchAll(db, sql: """

@@ -14,7 +14,7 @@ extension SQLiteStore {
     /// `tick − 1` (SQLite's one writer checks and writes without a race); a refused
     /// tick leaves the others stored. Returns, in order, where each stored tick
     /// left its adventure or why it was refused.
-    public func recordTicks(_ records: [TickRecord], at now: Date = Date()) async throws -> [Result<StoredTick, StoreError>] {
+    public func recordTicks(_ records: [TickRecord], at now: Date) async throws -> [Result<StoredTick, StoreError>] {
         try await write { db in
             try records.map { record in
                 var stored: StoredTick?
@@ -83,19 +83,12 @@ extension SQLiteStore {
 
         let updateLedger = try db.cachedStatement(sql: "UPDATE liveActivity SET ledger = ? WHERE id = ? AND adventure = ?")
         for (activity, ledger) in record.ledgers.sorted(by: { $0.key < $1.key }) {
-            try updateLedger.execute(arguments: [Self.json(of: ledger), activity.rawValue, adventure.rawValue])
+            try updateLedger.execute(arguments: [LedgerJSON.text(of: ledger), activity.rawValue, adventure.rawValue])
             guard db.changedRows else {
                 throw StoreError.notFound("activity of adventure \(adventure)", id: activity.rawValue)
             }
         }
         return stored
-    }
-
-    /// A budget as the `ledger` column holds it: the JSON its `Codable` form reads,
-    /// written by hand because `JSONEncoder` costs more than the rest of the tick.
-    static func json(of ledger: BudgetLedger) -> String {
-        "{\"highPrioritySent\":[" + ledger.highPrioritySent.map(String.init).joined(separator: ",") + "]"
-            + (ledger.lastPushAt.map { ",\"lastPushAt\":\($0)" } ?? "") + "}"
     }
 
     /// Inserts one outbox row; it supersedes the pushes still waiting for its target

@@ -14,7 +14,7 @@ extension SQLiteStore {
     @discardableResult
     public func registerLiveActivity(
         activityID: ActivityID, player: PlayerID, adventure: AdventureID, hero: HeroID, token: PushToken,
-        frequentUpdates: Bool, locale: String, at now: Date = Date()
+        frequentUpdates: Bool, locale: String, at now: Date
     ) async throws -> LiveActivity {
         let locale = try StoredValueLimits.checkedLocale(locale)
         guard !activityID.rawValue.isEmpty, activityID.rawValue.utf8.count <= StoredValueLimits.longestClientID else {
@@ -52,7 +52,7 @@ extension SQLiteStore {
     /// push, including those already queued, goes to the new one.
     @discardableResult
     public func rotateToken(activityID: ActivityID, newToken: PushToken, by player: PlayerID,
-                            at now: Date = Date()) async throws -> LiveActivity {
+                            at now: Date) async throws -> LiveActivity {
         try await write { db in
             let row = try Self.requireActivity(activityID, of: player, db)
             try Self.install(newToken, for: row, at: now, db)
@@ -83,7 +83,7 @@ extension SQLiteStore {
     /// Registers the device's push-to-start token, replacing the one it had.
     @discardableResult
     public func registerPushToStartToken(deviceID: DeviceID, player: PlayerID, token: PushToken, locale: String,
-                                         at now: Date = Date()) async throws -> Device {
+                                         at now: Date) async throws -> Device {
         let locale = try StoredValueLimits.checkedLocale(locale)
         guard !deviceID.rawValue.isEmpty, deviceID.rawValue.utf8.count <= StoredValueLimits.longestClientID else {
             throw StoreError.invalid("a device id is 1…\(StoredValueLimits.longestClientID) characters")

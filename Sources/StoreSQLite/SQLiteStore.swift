@@ -14,6 +14,9 @@ public final class SQLiteStore: RangersStore {
 
     let pool: DatabasePool
     public let path: String
+    /// Marks the pushes this store claims: no other store's dispatcher records
+    /// their answers, and a later store on the file sends them again.
+    let claimant = UUID().uuidString.lowercased()
 
     /// Opens (or creates) the file and brings its schema up to date.
     public init(path: String = SQLiteStore.defaultPath) throws {

@@ -11,6 +11,7 @@ enum Schema {
         migrator.registerMigration("v2-push-to-talk", migrate: v2PushToTalk)
         migrator.registerMigration("v3-pending-outbox", migrate: v3PendingOutbox)
         migrator.registerMigration("v4-supersedable", migrate: v4Supersedable)
+        migrator.registerMigration("v5-claimant", migrate: v5Claimant)
         return migrator
     }
 
@@ -243,5 +244,11 @@ enum Schema {
             DROP INDEX outbox_pendingRoutine;
             CREATE INDEX outbox_pendingSupersedable ON outbox(targetKind, targetID) WHERE state = 'pending' AND supersedable;
             """)
+    }
+
+    /// Which store claimed a push being sent: only that one may record its answer,
+    /// and a claim by any other is one a stopped process left behind.
+    private static func v5Claimant(_ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE outbox ADD COLUMN claimedBy TEXT")
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Game
 import Store
 import StorePostgres
+import StoreTestSupport
 import Testing
 import Vocabulary
 

@@ -2,6 +2,7 @@ import Foundation
 import Game
 import Store
 import StorePostgres
+import StoreTestSupport
 import Testing
 import Vocabulary
 

@@ -2,12 +2,11 @@ import Foundation
 import Game
 import PushPolicy
 import Store
-@testable import StoreSQLite
 import StoreTestSupport
 import Testing
 import Vocabulary
 
-@Suite struct PushToTalkTests {
+@Suite(.closesStores) struct PushToTalkTests {
     private func talk(_ member: ChannelMember, _ transmission: Transmission) -> OutboxMessage {
         OutboxMessage(target: .pushToTalk(member.id), pushType: .pushtotalk, topic: "app.rangers.voip-ptt", priority: .high,
                       expiration: 0, payload: Data(#"{"aps":{},"transmissionID":"\#(transmission.id)"}"#.utf8),
@@ -21,8 +20,12 @@ import Vocabulary
     }
 
     /// The trio with everyone joined to the party's channel, each with their own token.
-    private func joined() async throws -> (SQLiteStore, Trio, Channel) {
-        let store = try ScratchDatabase().open()
+    private func joined(_ engine: StoreEngine) async throws -> (any RangersStore, Trio, Channel) {
+        try await joined(engine.database())
+    }
+
+    private func joined(_ database: TestDatabase) async throws -> (any RangersStore, Trio, Channel) {
+        let store = try await database.open()
         let trio = try await Trio.make(in: store)
         let channel = try await store.channel(of: trio.party.id)
         for (index, player) in trio.players.enumerated() {
@@ -33,8 +36,8 @@ import Vocabulary
         return (store, trio, channel)
     }
 
-    @Test func aTransmissionIsPushedToEveryOtherMemberAndFetchedByMembersOnly() async throws {
-        let (store, trio, channel) = try await joined()
+    @Test(arguments: StoreEngine.available) func aTransmissionIsPushedToEveryOtherMemberAndFetchedByMembersOnly(engine: StoreEngine) async throws {
+        let (store, trio, channel) = try await joined(engine)
         let audio = Data((0..<4000).map { UInt8($0 % 251) })
         let sent = try await store.recordTransmission(
             NewTransmission(channel: channel.id, speaker: trio.players[0].id, contentType: "audio/aac",
@@ -57,12 +60,14 @@ import Vocabulary
         }
     }
 
-    @Test func oneSpeakerAtATime() async throws {
-        let (store, trio, channel) = try await joined()
+    @Test(arguments: StoreEngine.available) func oneSpeakerAtATime(engine: StoreEngine) async throws {
+        let (store, trio, channel) = try await joined(engine)
         let now = Date()
+        var uploaded: [TransmissionID] = []
         func upload(_ speaker: Int, at time: Date) async throws -> Transmission {
-            try await store.recordTransmission(
-                NewTransmission(channel: channel.id, speaker: trio.players[speaker].id, contentType: "audio/aac",
+            uploaded.append(.random())
+            return try await store.recordTransmission(
+                NewTransmission(id: uploaded.last!, channel: channel.id, speaker: trio.players[speaker].id, contentType: "audio/aac",
                                 durationMilliseconds: 2000, audio: Data([1, 2, 3])), at: time, push: talk)
         }
         _ = try await upload(0, at: now)
@@ -79,12 +84,14 @@ import Vocabulary
         await #expect(throws: WalkieTalkiePolicy.Refusal.notListening) { try await upload(2, at: now.addingTimeInterval(9)) }
         try await store.closeChannel(channel.id, at: now.addingTimeInterval(10), leaveChannelPush: leave)
         await #expect(throws: WalkieTalkiePolicy.Refusal.channelClosed) { try await upload(0, at: now.addingTimeInterval(11)) }
-        let stored = try await store.rawRead { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM transmission") }
-        #expect(stored == 3)
+        var stored: [TransmissionID] = []
+        for id in uploaded where (try? await store.transmission(id, for: trio.players[0].id)) != nil { stored.append(id) }
+        #expect(stored == [uploaded[0], uploaded[2], uploaded[3]])
     }
 
-    @Test func aMemberToldToLeaveKeepsTheirTokenUntilThePushIsSent() async throws {
-        let (store, trio, channel) = try await joined()
+    @Test(arguments: StoreEngine.available) func aMemberToldToLeaveKeepsTheirTokenUntilThePushIsSent(engine: StoreEngine) async throws {
+        let database = try await engine.database()
+        let (store, trio, channel) = try await joined(database)
         try await store.leaveParty(trio.party.id, player: trio.players[1].id, leaveChannelPush: leave)
         let listeners = try await store.channelMembers(of: channel.id)
         #expect(listeners.map(\.player) == [trio.players[0].id, trio.players[2].id])
@@ -97,15 +104,14 @@ import Vocabulary
         #expect(pushes.count == 2)
         let leavePush = try #require(pushes.first { $0.message.isEnd })
         try await store.recordDelivered(leavePush, apnsID: "ptt")
-        let gone = try await store.rawRead { db in
-            try String.fetchOne(db, sql: "SELECT status || ':' || IFNULL(token, 'none') FROM channelMember WHERE player = ?",
-                                arguments: [trio.players[1].id.rawValue])
-        }
-        #expect(gone == "left:none")
+        let gone = try await database.rows(
+            sqlite: "SELECT status, token FROM channelMember WHERE player = ?",
+            postgres: "SELECT status, token FROM channel_member WHERE player = $1", [trio.players[1].id.rawValue])
+        #expect(gone == [["left", nil]])
     }
 
-    @Test func closingTheChannelSendsEveryoneOffAndRetentionRemovesOldAudio() async throws {
-        let (store, trio, channel) = try await joined()
+    @Test(arguments: StoreEngine.available) func closingTheChannelSendsEveryoneOffAndRetentionRemovesOldAudio(engine: StoreEngine) async throws {
+        let (store, trio, channel) = try await joined(engine)
         let old = Date().addingTimeInterval(-7200)
         let transmission = try await store.recordTransmission(
             NewTransmission(channel: channel.id, speaker: trio.players[2].id, contentType: "audio/aac",

@@ -1,22 +1,21 @@
 import Foundation
 import Game
-import GRDB
 import Store
-@testable import StoreSQLite
 import StoreTestSupport
 import Testing
 import Vocabulary
 
-@Suite struct TokenTests {
-    private func tokenHistory(_ store: SQLiteStore, _ activity: ActivityID) async throws -> [(token: String, reason: String?)] {
-        try await store.rawRead { db in
-            try Row.fetchAll(db, sql: "SELECT token, invalidReason FROM activityToken WHERE activity = ? ORDER BY id",
-                             arguments: [activity.rawValue]).map { ($0["token"], $0["invalidReason"]) }
-        }
+@Suite(.closesStores) struct TokenTests {
+    private func tokenHistory(_ database: TestDatabase, _ activity: ActivityID) async throws -> [(token: String, reason: String?)] {
+        try await database.rows(
+            sqlite: "SELECT token, invalidReason FROM activityToken WHERE activity = ? ORDER BY id",
+            postgres: "SELECT token, invalid_reason FROM activity_token WHERE activity = $1 ORDER BY id", [activity.rawValue]
+        ).map { ($0[0] ?? "", $0[1]) }
     }
 
-    @Test func aRotatedTokenIsInvalidAndAPushQueuedBeforeTheRotationGoesToTheNewOne() async throws {
-        let store = try ScratchDatabase().open()
+    @Test(arguments: StoreEngine.available) func aRotatedTokenIsInvalidAndAPushQueuedBeforeTheRotationGoesToTheNewOne(engine: StoreEngine) async throws {
+        let database = try await engine.database()
+        let store = try await database.open()
         let trio = try await Trio.make(in: store)
         let adventure = try await trio.startAdventure()
         let activities = try await trio.registerActivities(for: adventure.id)
@@ -25,7 +24,7 @@ import Vocabulary
         let fresh = Tokens.make(100)
         let rotated = try await store.rotateToken(activityID: activities[0], newToken: fresh, by: trio.players[0].id)
         #expect(rotated.token == fresh)
-        let history = try await tokenHistory(store, activities[0])
+        let history = try await tokenHistory(database, activities[0])
         #expect(history.map(\.token) == [Tokens.make(0).hex, fresh.hex])
         #expect(history.map(\.reason) == ["rotated", nil])
 
@@ -38,14 +37,15 @@ import Vocabulary
         #expect(try await store.pushLog(of: adventure.id).map(\.token) == [fresh])
     }
 
-    @Test func rotatingToTheSameTokenOrRegisteringAgainChangesNothing() async throws {
-        let store = try ScratchDatabase().open()
+    @Test(arguments: StoreEngine.available) func rotatingToTheSameTokenOrRegisteringAgainChangesNothing(engine: StoreEngine) async throws {
+        let database = try await engine.database()
+        let store = try await database.open()
         let trio = try await Trio.make(in: store)
         let adventure = try await trio.startAdventure()
         let activities = try await trio.registerActivities(for: adventure.id)
         try await trio.registerActivities(for: adventure.id)
         try await store.rotateToken(activityID: activities[1], newToken: Tokens.make(1), by: trio.players[1].id)
-        #expect(try await tokenHistory(store, activities[1]).count == 1)
+        #expect(try await tokenHistory(database, activities[1]).count == 1)
         #expect(try await store.recipients(of: adventure.id).map(\.activityID) == activities)
 
         // The same registration with another token is a rotation.
@@ -53,11 +53,12 @@ import Vocabulary
             activityID: activities[1], player: trio.players[1].id, adventure: adventure.id, hero: "egghead",
             token: Tokens.make(51), frequentUpdates: false, locale: "en")
         #expect(again.token == Tokens.make(51))
-        #expect(try await tokenHistory(store, activities[1]).map(\.reason) == ["rotated", nil])
+        #expect(try await tokenHistory(database, activities[1]).map(\.reason) == ["rotated", nil])
     }
 
-    @Test func onlyTheOwnerOfAHeroInTheAdventureRegistersOrRotates() async throws {
-        let store = try ScratchDatabase().open()
+    @Test(arguments: StoreEngine.available) func onlyTheOwnerOfAHeroInTheAdventureRegistersOrRotates(engine: StoreEngine) async throws {
+        let database = try await engine.database()
+        let store = try await database.open()
         let trio = try await Trio.make(in: store)
         let adventure = try await trio.startAdventure()
         let activities = try await trio.registerActivities(for: adventure.id)
@@ -75,12 +76,13 @@ import Vocabulary
         await #expect(throws: StoreError.notFound("activity", id: "ghost")) {
             try await store.rotateToken(activityID: "ghost", newToken: Tokens.make(9), by: trio.players[1].id)
         }
-        #expect(try await tokenHistory(store, activities[0]).count == 1)
-        #expect(try await tokenHistory(store, "mine").isEmpty)
+        #expect(try await tokenHistory(database, activities[0]).count == 1)
+        #expect(try await tokenHistory(database, "mine").isEmpty)
     }
 
-    @Test func anActivityMarkedEndedReceivesNothingMore() async throws {
-        let store = try ScratchDatabase().open()
+    @Test(arguments: StoreEngine.available) func anActivityMarkedEndedReceivesNothingMore(engine: StoreEngine) async throws {
+        let database = try await engine.database()
+        let store = try await database.open()
         let trio = try await Trio.make(in: store)
         let adventure = try await trio.startAdventure()
         let activities = try await trio.registerActivities(for: adventure.id)
@@ -97,18 +99,18 @@ import Vocabulary
         }
     }
 
-    @Test func aDevicesPushToStartTokenIsReplacedAndBelongsToOnePlayer() async throws {
-        let store = try ScratchDatabase().open()
+    @Test(arguments: StoreEngine.available) func aDevicesPushToStartTokenIsReplacedAndBelongsToOnePlayer(engine: StoreEngine) async throws {
+        let database = try await engine.database()
+        let store = try await database.open()
         let trio = try await Trio.make(in: store)
         let ana = trio.players[0].id
         try await store.registerPushToStartToken(deviceID: "phone-a", player: ana, token: Tokens.make(1), locale: "vi")
         let device = try await store.registerPushToStartToken(deviceID: "phone-a", player: ana, token: Tokens.make(2),
                                                               locale: "vi")
         #expect(device.pushToStartToken == Tokens.make(2))
-        let stored = try await store.rawRead { db in
-            try String.fetchOne(db, sql: "SELECT pushToStartToken FROM device WHERE id = 'phone-a'")
-        }
-        #expect(stored == Tokens.make(2).hex)
+        let stored = try await database.rows(sqlite: "SELECT pushToStartToken FROM device WHERE id = 'phone-a'",
+                                             postgres: "SELECT push_to_start_token FROM device WHERE id = 'phone-a'")
+        #expect(stored == [[Tokens.make(2).hex]])
         await #expect(throws: StoreError.forbidden("device phone-a belongs to another player")) {
             try await store.registerPushToStartToken(deviceID: "phone-a", player: trio.players[1].id,
                                                      token: Tokens.make(3), locale: "en")
@@ -122,8 +124,9 @@ import Vocabulary
                                               recipient: .init(player: ana, hero: "power-panda", language: "vi"))])
     }
 
-    @Test func anEndedAdventureTakesNoNewActivityButItsActivitiesMayStillRotate() async throws {
-        let store = try ScratchDatabase().open()
+    @Test(arguments: StoreEngine.available) func anEndedAdventureTakesNoNewActivityButItsActivitiesMayStillRotate(engine: StoreEngine) async throws {
+        let database = try await engine.database()
+        let store = try await database.open()
         let trio = try await Trio.make(in: store)
         let adventure = try await trio.startAdventure()
         let activities = try await trio.registerActivities(for: adventure.id)

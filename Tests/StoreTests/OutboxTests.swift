@@ -1,29 +1,27 @@
 import Foundation
 import Game
-import GRDB
 import PushPolicy
 import Store
-@testable import StoreSQLite
 import StoreTestSupport
 import Testing
 import Vocabulary
 
-@Suite struct OutboxTests {
+@Suite(.closesStores) struct OutboxTests {
     /// A running adventure of three with their activities registered.
-    private func running() async throws -> (SQLiteStore, Trio, StoredAdventure, [ActivityID]) {
-        let store = try ScratchDatabase().open()
+    private func running(_ engine: StoreEngine) async throws -> (any RangersStore, Trio, StoredAdventure, [ActivityID]) {
+        let store = try await engine.open()
         let trio = try await Trio.make(in: store)
         let adventure = try await trio.startAdventure()
         let activities = try await trio.registerActivities(for: adventure.id)
         return (store, trio, adventure, activities)
     }
 
-    private func states(_ store: SQLiteStore, _ adventure: AdventureID) async throws -> [String] {
+    private func states(_ store: any RangersStore, _ adventure: AdventureID) async throws -> [String] {
         try await store.outbox(of: adventure).map { "\($0.message.reason)@\($0.tick ?? 0):\($0.state.rawValue)" }
     }
 
-    @Test func aRoutineUpdateIsSupersededByANewerOneButAnAlertAndAnEndAreNot() async throws {
-        let (store, _, adventure, activities) = try await running()
+    @Test(arguments: StoreEngine.available) func aRoutineUpdateIsSupersededByANewerOneButAnAlertAndAnEndAreNot(engine: StoreEngine) async throws {
+        let (store, _, adventure, activities) = try await running(engine)
         let a = activities[0]
         try await store.playNextTick(of: adventure.id) { _ in [update(a, tick: 1)] }
         try await store.playNextTick(of: adventure.id) { _ in [update(a, tick: 2, alert: true)] }
@@ -46,8 +44,8 @@ import Vocabulary
         #expect(superseded?.outcome == "a newer update for this activity was queued")
     }
 
-    @Test func anOlderRetryIsSupersededByANewerPushAlreadySent() async throws {
-        let (store, _, adventure, activities) = try await running()
+    @Test(arguments: StoreEngine.available) func anOlderRetryIsSupersededByANewerPushAlreadySent(engine: StoreEngine) async throws {
+        let (store, _, adventure, activities) = try await running(engine)
         try await store.playNextTick(of: adventure.id) { _ in [update(activities[0], tick: 1)] }
         let first = try #require(try await store.claimOutbox(limit: 1).first)
         try await store.reschedule(first, at: Date().addingTimeInterval(-1), reason: "503 ServiceUnavailable")
@@ -57,8 +55,8 @@ import Vocabulary
         #expect(try await states(store, adventure.id) == ["routine@1:superseded", "routine@2:sending"])
     }
 
-    @Test func anOlderRetryIsSupersededByANewerPushClaimedWhileItWasOut() async throws {
-        let (store, _, adventure, activities) = try await running()
+    @Test(arguments: StoreEngine.available) func anOlderRetryIsSupersededByANewerPushClaimedWhileItWasOut(engine: StoreEngine) async throws {
+        let (store, _, adventure, activities) = try await running(engine)
         try await store.playNextTick(of: adventure.id) { _ in [update(activities[0], tick: 1)] }
         let first = try #require(try await store.claimOutbox(limit: 1).first)
         // Queued while the first is being sent, so queuing it could not supersede that one.
@@ -69,36 +67,8 @@ import Vocabulary
         #expect(try await states(store, adventure.id) == ["routine@1:superseded", "routine@2:sending"])
     }
 
-    /// The dispatcher claims and supersedes many times a second: those statements,
-    /// and a drain's count and a start's recovery, must reach the open rows through
-    /// the indexes of pending and sending rows, not walk every row the outbox has
-    /// ever held.
-    @Test func claimingSupersedingAndCountingReadOnlyTheOpenRows() async throws {
-        let store = try ScratchDatabase().open()
-        let plans = try await store.rawRead { db in
-            let statements: [(String, StatementArguments)] = [
-                (SQLiteStore.nextPendingSQL, [0, Date(), 10]),
-                (SQLiteStore.supersedeSQL, [QueuedPushRules.supersededReason, "liveActivity", "activity-1"]),
-                (SQLiteStore.unsettledCountSQL, []),
-                (SQLiteStore.recoverSQL, [Date()]),
-            ]
-            return try statements.map { sql, arguments in
-                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
-            }
-        }
-        let openRowIndexes = ["outbox_pending", "outbox_pendingSupersedable", "outbox_sending"]
-        for steps in plans {
-            let outboxSteps = steps.filter { $0.contains("outbox") }
-            #expect(!outboxSteps.isEmpty)
-            for step in outboxSteps {
-                #expect(openRowIndexes.contains { step.contains("INDEX \($0) ") || step.hasSuffix("INDEX \($0)") },
-                        "\(step)")
-            }
-        }
-    }
-
-    @Test func aTokenAPNsRejectsIsInvalidatedAndNeverTargetedAgain() async throws {
-        let (store, trio, adventure, activities) = try await running()
+    @Test(arguments: StoreEngine.available) func aTokenAPNsRejectsIsInvalidatedAndNeverTargetedAgain(engine: StoreEngine) async throws {
+        let (store, trio, adventure, activities) = try await running(engine)
         try await store.playNextTick(of: adventure.id) { _ in activities.map { update($0, tick: 1, alert: true) } }
         try await store.playNextTick(of: adventure.id) { _ in activities.map { update($0, tick: 2, alert: true) } }
 
@@ -128,8 +98,8 @@ import Vocabulary
         #expect(try await store.claimOutbox(limit: 10).map(\.token) == [Tokens.make(77)])
     }
 
-    @Test func answersAreRecordedBeforeTheClaimThatShareTheirWrite() async throws {
-        let (store, _, adventure, activities) = try await running()
+    @Test(arguments: StoreEngine.available) func answersAreRecordedBeforeTheClaimThatShareTheirWrite(engine: StoreEngine) async throws {
+        let (store, _, adventure, activities) = try await running(engine)
         try await store.playNextTick(of: adventure.id) { _ in activities.map { update($0, tick: 1, alert: true) } }
         let sent = try await store.claimOutbox(limit: 2)
         try await store.playNextTick(of: adventure.id) { _ in activities.map { update($0, tick: 2, alert: true) } }
@@ -149,8 +119,8 @@ import Vocabulary
         #expect(again.claimed.isEmpty)
     }
 
-    @Test func aRotatedAwayTokenFoundInvalidLeavesTheNewTokensPushesAlone() async throws {
-        let (store, trio, adventure, activities) = try await running()
+    @Test(arguments: StoreEngine.available) func aRotatedAwayTokenFoundInvalidLeavesTheNewTokensPushesAlone(engine: StoreEngine) async throws {
+        let (store, trio, adventure, activities) = try await running(engine)
         try await store.playNextTick(of: adventure.id) { _ in [update(activities[0], tick: 1, alert: true)] }
         let inFlight = try #require(try await store.claimOutbox(limit: 1).first)
         try await store.rotateToken(activityID: activities[0], newToken: Tokens.make(88), by: trio.players[0].id)
@@ -159,16 +129,16 @@ import Vocabulary
         #expect(try await store.claimOutbox(limit: 10).map(\.token) == [Tokens.make(88)])
     }
 
-    @Test func aTokenRegisteredAgainAfterAPNsTimestampStaysValid() async throws {
-        let (store, _, adventure, activities) = try await running()
+    @Test(arguments: StoreEngine.available) func aTokenRegisteredAgainAfterAPNsTimestampStaysValid(engine: StoreEngine) async throws {
+        let (store, _, adventure, activities) = try await running(engine)
         try await store.playNextTick(of: adventure.id) { _ in [update(activities[0], tick: 1)] }
         let push = try #require(try await store.claimOutbox(limit: 1).first)
         try await store.recordTokenInvalid(push, status: 410, reason: "Unregistered", since: Date(timeIntervalSince1970: 0))
         #expect(try await store.liveActivity(activities[0]).token == Tokens.make(0))
     }
 
-    @Test func aPushToStartTokenFoundInvalidIsDroppedFromTheDevice() async throws {
-        let store = try ScratchDatabase().open()
+    @Test(arguments: StoreEngine.available) func aPushToStartTokenFoundInvalidIsDroppedFromTheDevice(engine: StoreEngine) async throws {
+        let store = try await engine.open()
         let trio = try await Trio.make(in: store)
         try await store.registerPushToStartToken(deviceID: "phone-a", player: trio.players[0].id, token: Tokens.make(40), locale: "ko")
         let devices = try await store.pushToStartDevices(of: trio.roster)
@@ -188,11 +158,11 @@ import Vocabulary
         #expect(try await store.pushToStartRecipients(of: adventure.id).map(\.device) == ["phone-a"])
     }
 
-    @Test func sendsInterruptedByACrashAreSentAgain() async throws {
-        let scratch = try ScratchDatabase()
+    @Test(arguments: StoreEngine.available) func sendsInterruptedByACrashAreSentAgain(engine: StoreEngine) async throws {
+        let database = try await engine.database()
         var adventureID: AdventureID?
         do {
-            let store = try scratch.open()
+            let store = try await database.open()
             let trio = try await Trio.make(in: store)
             let adventure = try await trio.startAdventure()
             let activities = try await trio.registerActivities(for: adventure.id)
@@ -201,13 +171,14 @@ import Vocabulary
             try #require(claimed.count == 3)
             try await store.recordDelivered(claimed[0], apnsID: "a")
             adventureID = adventure.id
+            // The process stopped with two pushes in flight.
+            await database.stop(store)
         }
-        // The process died with two pushes in flight.
-        let restarted = try scratch.open()
+        let restarted = try await database.open()
         #expect(try await restarted.pendingOutboxCount() == 2)
         #expect(try await restarted.claimOutbox(limit: 10).isEmpty)
-        // At start every `sending` row is a leftover: none is younger than the process.
-        #expect(try await restarted.recoverInterruptedSends(olderThan: Date().addingTimeInterval(1)) == 2)
+        // At start every `sending` row claimed by another store is a leftover.
+        #expect(try await restarted.recoverInterruptedSends() == 2)
         let again = try await restarted.claimOutbox(limit: 10)
         #expect(again.count == 2)
         #expect(again.allSatisfy { $0.attempts == 2 })
@@ -216,8 +187,8 @@ import Vocabulary
         #expect(try await restarted.pushLog(of: try #require(adventureID)).count == 3)
     }
 
-    @Test func aRetryWaitsItsTurnAndAnAnswerIsRecordedOnce() async throws {
-        let (store, _, adventure, activities) = try await running()
+    @Test(arguments: StoreEngine.available) func aRetryWaitsItsTurnAndAnAnswerIsRecordedOnce(engine: StoreEngine) async throws {
+        let (store, _, adventure, activities) = try await running(engine)
         try await store.playNextTick(of: adventure.id) { _ in [update(activities[1], tick: 1, alert: true)] }
         let now = Date()
         let push = try #require(try await store.claimOutbox(limit: 5, now: now).first)
@@ -233,35 +204,11 @@ import Vocabulary
         #expect(try await store.pushLog(of: adventure.id).map(\.status) == [400])
     }
 
-    @Test func aPushPastItsExpirationIsDropped() async throws {
-        let (store, _, adventure, activities) = try await running()
+    @Test(arguments: StoreEngine.available) func aPushPastItsExpirationIsDropped(engine: StoreEngine) async throws {
+        let (store, _, adventure, activities) = try await running(engine)
         let past = Int(Date().timeIntervalSince1970) - 1
         try await store.playNextTick(of: adventure.id) { _ in [update(activities[0], tick: 1, alert: true, expiration: past)] }
         #expect(try await store.claimOutbox(limit: 5, now: Date().addingTimeInterval(1)).isEmpty)
         #expect(try await store.outbox(of: adventure.id).map(\.outcome) == ["expired before it could be sent"])
-    }
-
-    @Test func aReaderSeesTheLastCommittedTickWhileATickIsBeingWritten() async throws {
-        let (store, _, adventure, _) = try await running()
-        let inputs = try await store.tickInputs(of: adventure.id)
-        let state = try Adventure(setup: inputs.adventure.setup, content: ShippedContent.game).tick(inputs.adventure.state).state
-        #expect(try readWhileWriting(store, adventure.id, state) == (lastTick: 0, events: 0))
-        #expect(try await store.adventure(adventure.id).lastTick == 1)
-    }
-
-    /// Writes half a tick, and from inside that transaction reads on another
-    /// connection of the pool: WAL gives it the last committed snapshot.
-    private func readWhileWriting(_ store: SQLiteStore, _ adventure: AdventureID,
-                                  _ state: AdventureState) throws -> (lastTick: Int, events: Int) {
-        try store.pool.write { db in
-            try db.execute(sql: "UPDATE adventure SET lastTick = 1, nextTickAt = nextTickAt + 2, state = ? WHERE id = ?",
-                           arguments: [String(decoding: try JSONEncoder().encode(state), as: UTF8.self), adventure.rawValue])
-            try db.execute(sql: "INSERT INTO event (adventure, tick, position, event) VALUES (?, 1, 0, '{}')",
-                           arguments: [adventure.rawValue])
-            return try store.pool.read { reader in
-                (try Int.fetchOne(reader, sql: "SELECT lastTick FROM adventure")!,
-                 try Int.fetchOne(reader, sql: "SELECT COUNT(*) FROM event")!)
-            }
-        }
     }
 }

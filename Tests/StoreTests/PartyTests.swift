@@ -1,15 +1,13 @@
 import Foundation
 import Game
-import GRDB
 import Store
-@testable import StoreSQLite
 import StoreTestSupport
 import Testing
 import Vocabulary
 
-@Suite struct PartyTests {
+@Suite(.closesStores) struct PartyTests {
     /// Six players who each picked all six heroes.
-    private func sixPlayers(_ store: SQLiteStore) async throws -> [PlayerID] {
+    private func sixPlayers(_ store: any RangersStore) async throws -> [PlayerID] {
         var players: [PlayerID] = []
         for index in 0..<7 {
             let player = try await store.createPlayer(name: "Player \(index)").player.id
@@ -21,8 +19,8 @@ import Vocabulary
 
     private let heroes: [HeroID] = ["power-panda", "egghead", "spouty", "hero-4", "hero-5", "hero-6", "hero-7"]
 
-    @Test func aSeventhMemberIsRefusedAndTheSixStay() async throws {
-        let store = try ScratchDatabase().open()
+    @Test(arguments: StoreEngine.available) func aSeventhMemberIsRefusedAndTheSixStay(engine: StoreEngine) async throws {
+        let store = try await engine.open()
         let players = try await sixPlayers(store)
         let party = try await store.createParty(name: "Big", by: players[0], hero: heroes[0])
         for index in 1..<6 {
@@ -36,8 +34,8 @@ import Vocabulary
         #expect(try await store.parties(of: players[6]).isEmpty)
     }
 
-    @Test func aHeroCanBeInAPartyOnlyOnce() async throws {
-        let store = try ScratchDatabase().open()
+    @Test(arguments: StoreEngine.available) func aHeroCanBeInAPartyOnlyOnce(engine: StoreEngine) async throws {
+        let store = try await engine.open()
         let players = try await sixPlayers(store)
         let party = try await store.createParty(name: "Pandas", by: players[0], hero: "power-panda")
         await #expect(throws: StoreError.conflict("hero 'power-panda' is already in party 'Pandas'")) {
@@ -46,8 +44,8 @@ import Vocabulary
         #expect(try await store.members(of: party.id).count == 1)
     }
 
-    @Test func anUnknownOrMalformedInviteCodeIsNotFound() async throws {
-        let store = try ScratchDatabase().open()
+    @Test(arguments: StoreEngine.available) func anUnknownOrMalformedInviteCodeIsNotFound(engine: StoreEngine) async throws {
+        let store = try await engine.open()
         let players = try await sixPlayers(store)
         let party = try await store.createParty(name: "P", by: players[0], hero: "egghead")
         let unknown = party.inviteCode.rawValue == "ABCDEFGH" ? "ABCDEFGJ" : "ABCDEFGH"
@@ -63,8 +61,8 @@ import Vocabulary
         #expect(try await store.members(of: party.id).count == 1)
     }
 
-    @Test func anInviteCodeIsUnambiguousAndAcceptedAsPeopleTypeIt() async throws {
-        let store = try ScratchDatabase().open()
+    @Test(arguments: StoreEngine.available) func anInviteCodeIsUnambiguousAndAcceptedAsPeopleTypeIt(engine: StoreEngine) async throws {
+        let store = try await engine.open()
         let players = try await sixPlayers(store)
         let party = try await store.createParty(name: "P", by: players[0], hero: "egghead")
         let code = party.inviteCode.rawValue
@@ -80,8 +78,8 @@ import Vocabulary
         }
     }
 
-    @Test func onlyAPickedHeroCanJoin() async throws {
-        let store = try ScratchDatabase().open()
+    @Test(arguments: StoreEngine.available) func onlyAPickedHeroCanJoin(engine: StoreEngine) async throws {
+        let store = try await engine.open()
         let ana = try await store.createPlayer(name: "Ana").player.id
         try await store.pickHeroes(["egghead"], for: ana)
         await #expect(throws: StoreError.forbidden("hero 'spouty' is not one of your heroes; pick it first")) {
@@ -90,8 +88,8 @@ import Vocabulary
         #expect(try await store.parties(of: ana).isEmpty)
     }
 
-    @Test func noOneJoinsDuringAnAdventureButAnyoneMayLeave() async throws {
-        let store = try ScratchDatabase().open()
+    @Test(arguments: StoreEngine.available) func noOneJoinsDuringAnAdventureButAnyoneMayLeave(engine: StoreEngine) async throws {
+        let store = try await engine.open()
         let trio = try await Trio.make(in: store)
         let newcomer = try await store.createPlayer(name: "Dan").player.id
         try await store.pickHeroes(["hero-4"], for: newcomer)
@@ -111,8 +109,8 @@ import Vocabulary
         #expect(try await store.membership(of: trio.players[2].id, in: trio.party.id) == nil)
     }
 
-    @Test func aPartyHasAtMostOneRunningAdventure() async throws {
-        let store = try ScratchDatabase().open()
+    @Test(arguments: StoreEngine.available) func aPartyHasAtMostOneRunningAdventure(engine: StoreEngine) async throws {
+        let store = try await engine.open()
         let trio = try await Trio.make(in: store)
         let first = try await trio.startAdventure()
         await #expect(throws: StoreError.conflict("party 'Rangers' already has adventure \(first.id) running")) {
@@ -122,8 +120,8 @@ import Vocabulary
         #expect(try await store.adventures(of: trio.party.id).count == 1)
     }
 
-    @Test func aRosterMustBeMadeOfTheParty() async throws {
-        let store = try ScratchDatabase().open()
+    @Test(arguments: StoreEngine.available) func aRosterMustBeMadeOfTheParty(engine: StoreEngine) async throws {
+        let store = try await engine.open()
         let trio = try await Trio.make(in: store)
         var setup = trio.setup()
         // Bao and Chae swap heroes: a valid party for the game, but not this party.

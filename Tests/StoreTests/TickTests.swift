@@ -1,37 +1,39 @@
 import Foundation
 import Game
-import GRDB
 import PushPolicy
 import Store
-@testable import StoreSQLite
 import StoreTestSupport
 import Testing
 import Vocabulary
 
-@Suite struct TickTests {
+@Suite(.closesStores) struct TickTests {
     /// Everything a tick writes, read raw, to compare before and after a refused one.
     private struct Footprint: Equatable {
-        var adventure: [String: String]
-        var events: Int
-        var commands: [String]
-        var outbox: Int
-        var ledgers: [String]
+        var adventure: [[String?]]
+        var events: [[String?]]
+        var commands: [[String?]]
+        var outbox: [[String?]]
+        var ledgers: [[String?]]
     }
 
-    private func footprint(_ store: SQLiteStore, _ id: AdventureID) async throws -> Footprint {
-        try await store.rawRead { db in
-            let adventure = try Row.fetchOne(db, sql: "SELECT * FROM adventure WHERE id = ?", arguments: [id.rawValue])!
-            return Footprint(
-                adventure: Dictionary(uniqueKeysWithValues: adventure.columnNames.map { ($0, (adventure[$0] as DatabaseValue).description) }),
-                events: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event")!,
-                commands: try String.fetchAll(db, sql: "SELECT id || ':' || IFNULL(tick, 'queued') FROM command ORDER BY id"),
-                outbox: try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox")!,
-                ledgers: try String.fetchAll(db, sql: "SELECT ledger FROM liveActivity ORDER BY id"))
-        }
+    private func footprint(_ database: TestDatabase, _ id: AdventureID) async throws -> Footprint {
+        let adventure = try await database.rows(
+            sqlite: "SELECT status, state, lastTick, nextTickAt, endedAt FROM adventure WHERE id = ?",
+            postgres: "SELECT status, state, last_tick::text, next_tick_at::text, ended_at::text FROM adventure WHERE id = $1",
+            [id.rawValue])
+        return Footprint(
+            adventure: adventure,
+            events: try await database.rows(sqlite: "SELECT COUNT(*) FROM event", postgres: "SELECT COUNT(*)::text FROM event"),
+            commands: try await database.rows(sqlite: "SELECT id, tick FROM command ORDER BY id",
+                                              postgres: "SELECT id::text, tick::text FROM command ORDER BY id"),
+            outbox: try await database.rows(sqlite: "SELECT COUNT(*) FROM outbox", postgres: "SELECT COUNT(*)::text FROM outbox"),
+            ledgers: try await database.rows(sqlite: "SELECT ledger FROM liveActivity ORDER BY id",
+                                             postgres: "SELECT ledger FROM live_activity ORDER BY id"))
     }
 
-    @Test func aTickStoresStateEventsCommandsPushesAndLedgersTogether() async throws {
-        let store = try ScratchDatabase().open()
+    @Test(arguments: StoreEngine.available) func aTickStoresStateEventsCommandsPushesAndLedgersTogether(engine: StoreEngine) async throws {
+        let database = try await engine.database()
+        let store = try await database.open()
         let trio = try await Trio.make(in: store)
         let adventure = try await trio.startAdventure(startedAt: 1_000)
         #expect(adventure.nextTickAt == 1_002)
@@ -65,8 +67,9 @@ import Vocabulary
         #expect(inputs.ledgers[activities[2]] == BudgetLedger())
     }
 
-    @Test func aTickStoredTwiceIsAConflictAndChangesNothing() async throws {
-        let store = try ScratchDatabase().open()
+    @Test(arguments: StoreEngine.available) func aTickStoredTwiceIsAConflictAndChangesNothing(engine: StoreEngine) async throws {
+        let database = try await engine.database()
+        let store = try await database.open()
         let trio = try await Trio.make(in: store)
         let adventure = try await trio.startAdventure()
         let activities = try await trio.registerActivities(for: adventure.id)
@@ -75,7 +78,7 @@ import Vocabulary
         let (state, events) = game.tick(inputs.adventure.state)
         try await store.recordTick(adventure: adventure.id, tick: 1, state: state, events: events, appliedCommandIDs: [],
                                    outbox: [update(activities[0])], ledgers: [:])
-        let before = try await footprint(store, adventure.id)
+        let before = try await footprint(database, adventure.id)
 
         // The same tick again, as a second ticker that read the same inputs would.
         await #expect(throws: StoreError.conflict("adventure \(adventure.id) is at tick 1; tick 1 cannot be stored after it")) {
@@ -89,16 +92,17 @@ import Vocabulary
             try await store.recordTick(adventure: adventure.id, tick: 3, state: later, events: events, appliedCommandIDs: [],
                                        outbox: [], ledgers: [:])
         }
-        #expect(try await footprint(store, adventure.id) == before)
+        #expect(try await footprint(database, adventure.id) == before)
     }
 
-    @Test func aFailureHalfwayThroughATickLeavesNoTraceOfIt() async throws {
-        let store = try ScratchDatabase().open()
+    @Test(arguments: StoreEngine.available) func aFailureHalfwayThroughATickLeavesNoTraceOfIt(engine: StoreEngine) async throws {
+        let database = try await engine.database()
+        let store = try await database.open()
         let trio = try await Trio.make(in: store)
         let adventure = try await trio.startAdventure()
         let activities = try await trio.registerActivities(for: adventure.id)
         try await store.enqueueCommand(.usePotion(player: trio.players[0].id, hero: "egghead"), for: adventure.id)
-        let before = try await footprint(store, adventure.id)
+        let before = try await footprint(database, adventure.id)
 
         let inputs = try await store.tickInputs(of: adventure.id)
         let (state, events) = try trio.game().tick(inputs.adventure.state, commands: inputs.commands.map(\.command))
@@ -113,7 +117,7 @@ import Vocabulary
                 ledgers: [activities[0]: ledger])
         }
         guard case .invalid? = error else { Issue.record("expected .invalid, got \(String(describing: error))"); return }
-        #expect(try await footprint(store, adventure.id) == before)
+        #expect(try await footprint(database, adventure.id) == before)
         #expect(try await store.pendingCommands(for: adventure.id).count == 1)
 
         // The tick can then be stored properly.
@@ -122,8 +126,9 @@ import Vocabulary
         #expect(try await store.adventure(adventure.id).lastTick == 1)
     }
 
-    @Test func aCommandIsAppliedOnceAndOnlyToItsAdventure() async throws {
-        let store = try ScratchDatabase().open()
+    @Test(arguments: StoreEngine.available) func aCommandIsAppliedOnceAndOnlyToItsAdventure(engine: StoreEngine) async throws {
+        let database = try await engine.database()
+        let store = try await database.open()
         let trio = try await Trio.make(in: store)
         let adventure = try await trio.startAdventure()
         let command = try await store.enqueueCommand(.endAdventure, for: adventure.id)
@@ -153,8 +158,9 @@ import Vocabulary
         #expect(try await store.adventure(next.id).lastTick == 0)
     }
 
-    @Test func aGameMastersEndIsQueuedOnce() async throws {
-        let store = try ScratchDatabase().open()
+    @Test(arguments: StoreEngine.available) func aGameMastersEndIsQueuedOnce(engine: StoreEngine) async throws {
+        let database = try await engine.database()
+        let store = try await database.open()
         let trio = try await Trio.make(in: store)
         let adventure = try await trio.startAdventure()
         let first = try await store.endAdventureRequested(adventure.id)
@@ -163,8 +169,9 @@ import Vocabulary
         #expect(try await store.pendingCommands(for: adventure.id) == [first])
     }
 
-    @Test func theStoredSetupAndCommandsReplayToTheStoredEventLog() async throws {
-        let store = try ScratchDatabase().open()
+    @Test(arguments: StoreEngine.available) func theStoredSetupAndCommandsReplayToTheStoredEventLog(engine: StoreEngine) async throws {
+        let database = try await engine.database()
+        let store = try await database.open()
         let trio = try await Trio.make(in: store)
         let adventure = try await trio.startAdventure(seed: .max)
         #expect(try await store.adventure(adventure.id).setup.seed == .max)
@@ -193,8 +200,9 @@ import Vocabulary
         #expect(state == stored.state)
     }
 
-    @Test func dueAdventuresAreTheRunningOnesWhoseTickHasCome() async throws {
-        let store = try ScratchDatabase().open()
+    @Test(arguments: StoreEngine.available) func dueAdventuresAreTheRunningOnesWhoseTickHasCome(engine: StoreEngine) async throws {
+        let database = try await engine.database()
+        let store = try await database.open()
         let trio = try await Trio.make(in: store)
         let adventure = try await trio.startAdventure(startedAt: 1_000)
         #expect(try await store.dueAdventures(at: 1_001).isEmpty)
@@ -207,8 +215,9 @@ import Vocabulary
 
     /// The ticker's read: the stored adventure and budgets only where the ticker
     /// says it does not hold them; commands and activities always.
-    @Test func aDueAdventureIsReadInFullOnlyWhenTheReaderDoesNotHoldIt() async throws {
-        let store = try ScratchDatabase().open()
+    @Test(arguments: StoreEngine.available) func aDueAdventureIsReadInFullOnlyWhenTheReaderDoesNotHoldIt(engine: StoreEngine) async throws {
+        let database = try await engine.database()
+        let store = try await database.open()
         let trio = try await Trio.make(in: store)
         let adventure = try await trio.startAdventure(startedAt: 1_000)
         let activities = try await trio.registerActivities(for: adventure.id)
@@ -223,13 +232,13 @@ import Vocabulary
 
         let first = activities[0]
         let known = try #require(try await store.dueAdventures(
-            at: 1_002, limit: 10, isKnown: { $0 == adventure.id && $1 == 0 }, hasLedger: { $1 == first }).first)
+            at: 1_002, limit: 10, skipping: [], isKnown: { $0 == adventure.id && $1 == 0 }, hasLedger: { $1 == first }).first)
         #expect(known.stored == nil)
         #expect(known.activities.map { $0.ledger == nil } == [true, false, false])
 
         // Held at another tick than the stored one: read in full, budgets included.
         let stale = try #require(try await store.dueAdventures(
-            at: 1_002, limit: 10, isKnown: { _, tick in tick == 5 }, hasLedger: { _, _ in true }).first)
+            at: 1_002, limit: 10, skipping: [], isKnown: { _, tick in tick == 5 }, hasLedger: { _, _ in true }).first)
         #expect(stale.stored != nil)
         #expect(stale.activities.allSatisfy { $0.ledger != nil })
     }

@@ -10,11 +10,11 @@ import StorePostgres
 ///
 /// Under `CI=true` a server that cannot start fails the tests. Elsewhere, without
 /// PostgreSQL installed, the tests are skipped and say why.
-actor PostgresTestServer {
-    static let shared = PostgresTestServer()
+public actor PostgresTestServer {
+    public static let shared = PostgresTestServer()
 
-    static let password = "rangers-test-password"
-    static let isRequired = ProcessInfo.processInfo.environment["CI"] == "true"
+    public static let password = "rangers-test-password"
+    public static let isRequired = ProcessInfo.processInfo.environment["CI"] == "true"
     static let binaries: URL? = {
         let root = URL(fileURLWithPath: "/usr/lib/postgresql")
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
@@ -23,13 +23,13 @@ actor PostgresTestServer {
             .first { FileManager.default.isExecutableFile(atPath: $0.appendingPathComponent("initdb").path) }
     }()
     /// Whether the PostgreSQL tests run: PostgreSQL is installed, or CI demands it.
-    static let isAvailable = isRequired || binaries != nil
-    static let skipped = "PostgreSQL is not installed here (apt-get install postgresql): the PostgreSQL store tests are skipped"
+    public static let isAvailable = isRequired || binaries != nil
+    public static let skipped = "PostgreSQL is not installed here (apt-get install postgresql): the PostgreSQL store tests are skipped"
 
     private var port: Int?
 
     /// The server's port, starting it the first time.
-    func start() throws -> Int {
+    public func start() throws -> Int {
         if let port { return port }
         guard let binaries = Self.binaries else {
             throw TestServerError("PostgreSQL is not installed: no initdb under /usr/lib/postgresql/*/bin")
@@ -58,7 +58,12 @@ actor PostgresTestServer {
     }
 
     /// A new, empty database on the server, and where to find it.
-    func freshDatabase() async throws -> PostgresLocation {
+    public func freshDatabase() async throws -> PostgresLocation {
+        try PostgresLocation(url: try await freshDatabaseURL())
+    }
+
+    /// The URL of a new, empty database on the server (it holds the password).
+    public func freshDatabaseURL() async throws -> String {
         let port = try start()
         let name = "rangers_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
         let logger = Logger(label: "tests.postgres")
@@ -69,10 +74,10 @@ actor PostgresTestServer {
         // The name is made here of letters and digits only.
         try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
         try await connection.close()
-        return try PostgresLocation(url: "postgres://postgres:\(Self.password)@127.0.0.1:\(port)/\(name)?sslmode=disable")
+        return "postgres://postgres:\(Self.password)@127.0.0.1:\(port)/\(name)?sslmode=disable"
     }
 
-    static func freePort() throws -> Int {
+    public static func freePort() throws -> Int {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(socket) }
         var address = sockaddr_in()
@@ -90,9 +95,9 @@ actor PostgresTestServer {
     }
 }
 
-struct TestServerError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+public struct TestServerError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
 }
 
 /// Runs a command, as the `postgres` user when asked, and waits for it; throws
@@ -101,7 +106,7 @@ struct TestServerError: Error, CustomStringConvertible {
 /// would never reach its end. `posix_spawn` and `waitpid` rather than `Process`,
 /// whose wait does not return here once the server it started lives on.
 @discardableResult
-func run(_ executable: String, _ arguments: [String], asPostgres: Bool = false) throws -> String {
+public func run(_ executable: String, _ arguments: [String], asPostgres: Bool = false) throws -> String {
     let argv = asPostgres ? ["/usr/sbin/runuser", "-u", "postgres", "--", executable] + arguments : [executable] + arguments
     let outputFile = FileManager.default.temporaryDirectory.appendingPathComponent("rangers-pg-run-\(UUID().uuidString)")
     defer { try? FileManager.default.removeItem(at: outputFile) }
@@ -142,7 +147,7 @@ private enum ServerStop {
 }
 
 /// Runs `body`, then closes the store and waits for it, whether `body` threw or not.
-func closing<Value>(_ store: PostgresStore, _ body: () async throws -> Value) async throws -> Value {
+public func closing<Value>(_ store: PostgresStore, _ body: () async throws -> Value) async throws -> Value {
     do {
         let value = try await body()
         await store.close()

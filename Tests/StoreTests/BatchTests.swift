@@ -1,15 +1,14 @@
 import Foundation
 import Game
 import Store
-@testable import StoreSQLite
 import StoreTestSupport
 import Testing
 
 /// The batched forms the ticker and the dispatcher use under load: one write for
 /// many ticks or many answers, each still all-or-nothing on its own.
-@Suite struct BatchTests {
-    @Test func aRefusedTickInABatchLeavesTheOthersStored() async throws {
-        let store = try ScratchDatabase().open()
+@Suite(.closesStores) struct BatchTests {
+    @Test(arguments: StoreEngine.available) func aRefusedTickInABatchLeavesTheOthersStored(engine: StoreEngine) async throws {
+        let store = try await engine.open()
         let first = try await Trio.make(in: store)
         let second = try await Trio.make(in: store)
         let a = try await first.startAdventure(seed: 1)
@@ -37,8 +36,8 @@ import Testing
         #expect(try await store.outbox(of: b.id).isEmpty)
     }
 
-    @Test func aBadRowInOneTickOfABatchUndoesThatTickOnly() async throws {
-        let store = try ScratchDatabase().open()
+    @Test(arguments: StoreEngine.available) func aBadRowInOneTickOfABatchUndoesThatTickOnly(engine: StoreEngine) async throws {
+        let store = try await engine.open()
         let first = try await Trio.make(in: store)
         let second = try await Trio.make(in: store)
         let a = try await first.startAdventure(seed: 1)
@@ -59,8 +58,8 @@ import Testing
         #expect(try await store.outbox(of: b.id).isEmpty)
     }
 
-    @Test func answersRecordedTogetherAreEachRecordedOnce() async throws {
-        let store = try ScratchDatabase().open()
+    @Test(arguments: StoreEngine.available) func answersRecordedTogetherAreEachRecordedOnce(engine: StoreEngine) async throws {
+        let store = try await engine.open()
         let trio = try await Trio.make(in: store)
         let adventure = try await trio.startAdventure()
         let activities = try await trio.registerActivities(for: adventure.id)

@@ -1,0 +1,141 @@
+import Foundation
+import PostgresNIO
+import PushPolicy
+import Store
+import Vocabulary
+
+extension PostgresStore {
+    /// Records APNs' answers in a fixed number of statements (one more per token
+    /// found invalid). An answer is refused, leaving the others recorded, when its
+    /// push is not `sending` by this node: answered already, never claimed, or
+    /// claimed again after this node was taken for stopped.
+    func record(_ results: [PushResult], at now: Date, _ connection: PostgresConnection) async throws -> [StoreError?] {
+        guard !results.isEmpty else { return [] }
+        // FOR UPDATE: the rows' state cannot change between this check and the
+        // updates below (a recovery by another node waits, then finds them settled).
+        let rows = Dictionary(uniqueKeysWithValues: try await connection.query("""
+            SELECT id, state, claimed_by FROM outbox WHERE id = ANY(\(results.map(\.push.id.rawValue))) ORDER BY id FOR UPDATE
+            """, logger: logger).decodeAll((Int64, String, String?).self).map { ($0.0, ($0.1, $0.2)) })
+        var answered: Set<Int64> = []
+        let refusals: [StoreError?] = results.map { result in
+            let id = result.push.id
+            guard let (state, holder) = rows[id.rawValue] else { return .notFound("outbox row", id: id.description) }
+            guard state == OutboxState.sending.rawValue, answered.insert(id.rawValue).inserted else {
+                return .conflict("outbox row \(id) is \(answered.contains(id.rawValue) ? "answered" : state), not sending; "
+                    + "its answer was recorded already or it was never claimed")
+            }
+            guard holder == node else {
+                return .conflict("outbox row \(id) was claimed again after this claim was taken for abandoned")
+            }
+            return nil
+        }
+        let recorded = zip(results, refusals).filter { $0.1 == nil }.map(\.0)
+        guard !recorded.isEmpty else { return refusals }
+
+        let settled = recorded.map { Self.settlement(of: $0.outcome) }
+        try await connection.query("""
+            UPDATE outbox SET state = t.state, outcome = NULLIF(t.outcome, ''),
+                next_attempt_at = CASE WHEN t.state = 'pending' THEN t.next_attempt_at ELSE outbox.next_attempt_at END
+            FROM UNNEST(\(recorded.map(\.push.id.rawValue))::int8[], \(settled.map(\.state.rawValue))::text[],
+                        \(settled.map { $0.outcome ?? "" })::text[], \(settled.map { $0.nextAttempt ?? now })::timestamptz[])
+                 AS t(id, state, outcome, next_attempt_at)
+            WHERE outbox.id = t.id
+            """, logger: logger)
+
+        let logged = zip(recorded, settled).compactMap { result, settlement in settlement.log.map { (result.push, $0) } }
+        if !logged.isEmpty {
+            let pushes = logged.map(\.0), lines = logged.map(\.1)
+            try await connection.query("""
+                INSERT INTO push_log (outbox, adventure, target_kind, target_id, token, push_type, priority, status, reason,
+                                      apns_id, attempts, sent_at)
+                SELECT id, NULLIF(adventure, ''), target_kind, target_id, token, push_type, priority, NULLIF(status, -1),
+                       NULLIF(reason, ''), NULLIF(apns_id, ''), attempts, \(now)
+                FROM UNNEST(\(pushes.map(\.id.rawValue))::int8[], \(pushes.map { $0.adventure?.rawValue ?? "" })::text[],
+                            \(pushes.map(\.message.target.kind.rawValue))::text[], \(pushes.map(\.message.target.id))::text[],
+                            \(pushes.map(\.token.hex))::text[], \(pushes.map(\.message.pushType.rawValue))::text[],
+                            \(pushes.map(\.message.priority.rawValue))::int8[], \(lines.map { $0.status ?? -1 })::int8[],
+                            \(lines.map { $0.reason ?? "" })::text[], \(lines.map { $0.apnsID ?? "" })::text[],
+                            \(lines.map(\.attempts))::int8[])
+                     WITH ORDINALITY AS t(id, adventure, target_kind, target_id, token, push_type, priority, status, reason,
+                                          apns_id, attempts, position)
+                ORDER BY position
+                """, logger: logger)
+        }
+        for result in recorded {
+            if case .tokenInvalid(_, let reason, let since, _, _) = result.outcome {
+                try await invalidate(result.push.token, reason: reason, since: since, at: now, connection)
+            }
+        }
+        // The member told to leave has left once that push is done with, whatever APNs said.
+        let done = zip(recorded, settled).filter { $0.1.state != .pending }.map(\.0.push.message)
+        try await finishLeaving(done.compactMap(Self.leavingMember), connection)
+        return refusals
+    }
+
+    private struct Settlement {
+        var state: OutboxState
+        var outcome: String?
+        var nextAttempt: Date?
+        var log: (status: Int?, reason: String?, apnsID: String?, attempts: Int)?
+    }
+
+    private static func settlement(of outcome: PushOutcome) -> Settlement {
+        switch outcome {
+        case .delivered(let apnsID, let status, let attempts):
+            Settlement(state: .sent, log: (status, nil, apnsID, attempts))
+        case .tokenInvalid(let status, let reason, _, let apnsID, let attempts):
+            Settlement(state: .failed, outcome: "token no longer valid: \(reason)", log: (status, reason, apnsID, attempts))
+        case .retryLater(let nextAttempt, let reason):
+            Settlement(state: .pending, outcome: "retrying: \(reason)", nextAttempt: nextAttempt)
+        case .rejected(let status, let reason, let apnsID, let attempts):
+            Settlement(state: .failed, outcome: reason, log: (status, reason, apnsID, attempts))
+        }
+    }
+
+    /// The token is no longer valid wherever it is the valid one (registered
+    /// before APNs' timestamp, if it gave one), and what was waiting for those
+    /// targets goes nowhere.
+    private func invalidate(_ token: PushToken, reason: String, since: Date?, at now: Date,
+                            _ connection: PostgresConnection) async throws {
+        let activities = try await connection.query("""
+            UPDATE activity_token SET invalidated_at = \(now), invalid_reason = \(reason)
+            WHERE token = \(token.hex) AND invalidated_at IS NULL AND (\(since)::timestamptz IS NULL OR registered_at <= \(since))
+            RETURNING activity
+            """, logger: logger).decodeAll(String.self)
+        let devices = try await connection.query("""
+            UPDATE device SET push_to_start_token_invalid_at = \(now), push_to_start_token_invalid_reason = \(reason)
+            WHERE push_to_start_token = \(token.hex) AND push_to_start_token_invalid_at IS NULL
+              AND (\(since)::timestamptz IS NULL OR push_to_start_token_registered_at <= \(since))
+            RETURNING id
+            """, logger: logger).decodeAll(String.self)
+        let members = try await connection.query("""
+            UPDATE channel_member SET token_invalid_at = \(now), token_invalid_reason = \(reason),
+                status = CASE status WHEN 'leaving' THEN 'left' ELSE status END
+            WHERE token = \(token.hex) AND token_invalid_at IS NULL
+              AND (\(since)::timestamptz IS NULL OR token_registered_at <= \(since))
+            RETURNING id
+            """, logger: logger).decodeAll(String.self)
+        let targets = activities.map { ("liveActivity", $0) } + devices.map { ("pushToStart", $0) } + members.map { ("pushToTalk", $0) }
+        guard !targets.isEmpty else { return }
+        try await connection.query("""
+            UPDATE outbox SET state = 'dropped', outcome = \("its token was found invalid: \(reason)")
+            FROM UNNEST(\(targets.map(\.0))::text[], \(targets.map(\.1))::text[]) AS t(kind, id)
+            WHERE outbox.state = 'pending' AND outbox.target_kind = t.kind AND outbox.target_id = t.id
+            """, logger: logger)
+    }
+
+    /// The channel member a leave push is for; nil for every other push.
+    static func leavingMember(_ message: OutboxMessage) -> String? {
+        guard message.isEnd, case .pushToTalk(let member) = message.target else { return nil }
+        return member.rawValue
+    }
+
+    /// Once the leave push to channel members is done with (sent, refused or
+    /// undeliverable), they have left and their ephemeral tokens are dropped.
+    func finishLeaving(_ members: [String], _ connection: PostgresConnection) async throws {
+        guard !members.isEmpty else { return }
+        try await connection.query("""
+            UPDATE channel_member SET status = 'left', token = NULL WHERE id = ANY(\(members)) AND status = 'leaving'
+            """, logger: logger)
+    }
+}

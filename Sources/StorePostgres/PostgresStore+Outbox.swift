@@ -1,0 +1,208 @@
+import Foundation
+import PostgresNIO
+import PushPolicy
+import Store
+import Vocabulary
+
+extension PostgresStore {
+    public func recordAndClaim(_ results: [PushResult], limit: Int,
+                               now: Date) async throws -> (refusals: [StoreError?], claimed: [ClaimedPush]) {
+        try await transaction { connection in
+            (try await record(results, at: now, connection), try await claim(limit: limit, now: now, connection))
+        }
+    }
+
+    public func record(_ results: [PushResult], at now: Date) async throws -> [StoreError?] {
+        guard !results.isEmpty else { return [] }
+        return try await transaction { connection in try await record(results, at: now, connection) }
+    }
+
+    /// Claims are marked with this node; a node whose heartbeat lapsed has stopped
+    /// (the heartbeat is renewed every third of `liveness`), so its claims go back.
+    /// A live node's claims are never taken, however old.
+    public func recoverInterruptedSends() async throws -> Int {
+        try await client.query("""
+            UPDATE outbox SET state = 'pending', outcome = \(QueuedPushRules.interruptedReason), claimed_by = NULL
+            WHERE state = 'sending' AND NOT EXISTS (
+                SELECT 1 FROM node WHERE node.id = outbox.claimed_by AND node.alive_until > now())
+            RETURNING id
+            """, logger: logger).decodeAll(Int64.self).count
+    }
+
+    public func pendingOutboxCount() async throws -> Int {
+        try await client.query("""
+            SELECT (SELECT COUNT(*) FROM outbox WHERE state = 'pending') + (SELECT COUNT(*) FROM outbox WHERE state = 'sending')
+            """, logger: logger).decodeOne(Int.self)
+    }
+
+    public func nextOutboxAttemptAt() async throws -> Date? {
+        try await client.query("SELECT MIN(next_attempt_at) FROM outbox WHERE state = 'pending'", logger: logger)
+            .decodeFirst(Date?.self) ?? nil
+    }
+
+    public func outbox(of adventure: AdventureID) async throws -> [OutboxEntry] {
+        try await snapshot { connection in
+            _ = try await requireAdventure(adventure, lock: "", connection)
+            return try await outboxEntries(of: adventure, connection)
+        }
+    }
+
+    public func pushLog(of adventure: AdventureID) async throws -> [PushLogEntry] {
+        try await snapshot { connection in
+            _ = try await requireAdventure(adventure, lock: "", connection)
+            return try await connection.query("""
+                SELECT l.outbox, l.target_kind, l.target_id, l.token, l.push_type, l.priority, l.status, l.reason, l.apns_id,
+                       l.attempts, l.sent_at, o.tick, o.reason, o.payload
+                FROM push_log l JOIN outbox o ON o.id = l.outbox WHERE l.adventure = \(adventure.rawValue) ORDER BY l.id
+                """, logger: logger).decodeAll(
+                    (Int64, String, String, String, String, Int, Int?, String?, String?, Int, Date, Int?, String, Data).self)
+                .map { outbox, kind, target, token, pushType, priority, status, reason, apnsID, attempts, sentAt, tick, decision, payload in
+                    guard let priority = Priority(rawValue: priority) else { throw StoreError.corrupt("priority \(priority) in push log") }
+                    return PushLogEntry(outbox: OutboxID(outbox), adventure: adventure, target: try PushTarget(kind: kind, id: target),
+                                        token: PushToken(stored: token), pushType: try Self.pushType(pushType), priority: priority,
+                                        status: status, reason: reason, apnsID: apnsID, attempts: attempts, sentAt: sentAt,
+                                        tick: tick, decision: decision, payload: payload)
+                }
+        }
+    }
+
+    // MARK: - Claiming
+
+    /// Takes up to `limit` due pushes in the order they were queued, with the token
+    /// each target has now, and marks them `sending` by this node. `FOR UPDATE SKIP
+    /// LOCKED`: rows another dispatcher is claiming at this moment are passed over,
+    /// not waited for, so each push is claimed by one dispatcher. On the way, as
+    /// `OutboxStore` says, pushes with a newer one to their target are superseded
+    /// and those that can go nowhere are dropped. A handful of statements per
+    /// batch, however many rows.
+    private func claim(limit: Int, now: Date, _ connection: PostgresConnection) async throws -> [ClaimedPush] {
+        guard limit > 0 else { return [] }
+        var claimed: [ClaimedPush] = []
+        var after: Int64 = 0
+        let nowSeconds = Int(now.timeIntervalSince1970)
+        while claimed.count < limit {
+            let candidates = try await connection.query("""
+                SELECT \(unescaped: Self.outboxColumns) FROM outbox
+                WHERE state = 'pending' AND id > \(after) AND next_attempt_at <= \(now)
+                ORDER BY id LIMIT \(limit - claimed.count) FOR UPDATE SKIP LOCKED
+                """, logger: logger).decodeAll(OutboxColumns.self).map(Self.entry)
+            guard let last = candidates.last else { break }
+            after = last.id.rawValue
+
+            let superseded = Set(try await connection.query("""
+                UPDATE outbox SET state = 'superseded', outcome = \(QueuedPushRules.supersededReason)
+                WHERE id = ANY(\(candidates.filter(\.message.supersedable).map(\.id.rawValue))) AND EXISTS (
+                    SELECT 1 FROM outbox newer WHERE newer.target_kind = outbox.target_kind AND newer.target_id = outbox.target_id
+                    AND newer.id > outbox.id AND newer.state IN ('pending', 'sending', 'sent'))
+                RETURNING id
+                """, logger: logger).decodeAll(Int64.self))
+            let live = candidates.filter { !superseded.contains($0.id.rawValue) }
+            let tokens = try await currentTokens(of: live.map(\.message), connection)
+
+            var dropped: [(id: Int64, reason: String)] = []
+            var leaving: [String] = []
+            for entry in live {
+                let lookup = QueuedPushRules.hasExpired(expiration: entry.message.expiration, at: nowSeconds)
+                    ? .unreachable(QueuedPushRules.expiredReason) : tokens(entry.message)
+                switch lookup {
+                case .unreachable(let reason):
+                    dropped.append((entry.id.rawValue, reason))
+                    if let member = Self.leavingMember(entry.message), reason != QueuedPushRules.expiredReason {
+                        leaving.append(member)
+                    }
+                case .token(let token):
+                    claimed.append(ClaimedPush(id: entry.id, adventure: entry.adventure, tick: entry.tick, message: entry.message,
+                                               token: token, attempts: entry.attempts + 1))
+                }
+            }
+            if !dropped.isEmpty {
+                try await connection.query("""
+                    UPDATE outbox SET state = 'dropped', outcome = t.reason
+                    FROM UNNEST(\(dropped.map(\.id))::int8[], \(dropped.map(\.reason))::text[]) AS t(id, reason)
+                    WHERE outbox.id = t.id
+                    """, logger: logger)
+            }
+            try await finishLeaving(leaving, connection)
+        }
+        if !claimed.isEmpty {
+            try await connection.query("""
+                UPDATE outbox SET state = 'sending', claimed_at = \(now), claimed_by = \(node), attempts = attempts + 1
+                WHERE id = ANY(\(claimed.map(\.id.rawValue)))
+                """, logger: logger)
+        }
+        return claimed
+    }
+
+    /// The token each push's target has now, read for all of them in at most three
+    /// statements; what a row means is `TokenLookup`'s.
+    private func currentTokens(of messages: [OutboxMessage],
+                               _ connection: PostgresConnection) async throws -> (OutboxMessage) -> TokenLookup {
+        func ids(_ kind: PushTarget.Kind) -> [String] { messages.filter { $0.target.kind == kind }.map(\.target.id) }
+        var activities: [String: (String, String?)] = [:]
+        var devices: [String: String?] = [:]
+        var members: [String: (String, String?)] = [:]
+        if case let wanted = ids(.liveActivity), !wanted.isEmpty {
+            for (id, status, token) in try await connection.query("""
+                SELECT a.id, a.status, t.token FROM live_activity a
+                LEFT JOIN activity_token t ON t.activity = a.id AND t.invalidated_at IS NULL WHERE a.id = ANY(\(wanted))
+                """, logger: logger).decodeAll((String, String, String?).self) { activities[id] = (status, token) }
+        }
+        if case let wanted = ids(.pushToStart), !wanted.isEmpty {
+            for (id, token) in try await connection.query("""
+                SELECT id, CASE WHEN push_to_start_token_invalid_at IS NULL THEN push_to_start_token END
+                FROM device WHERE id = ANY(\(wanted))
+                """, logger: logger).decodeAll((String, String?).self) { devices[id] = token }
+        }
+        if case let wanted = ids(.pushToTalk), !wanted.isEmpty {
+            for (id, status, token) in try await connection.query("""
+                SELECT id, status, CASE WHEN token_invalid_at IS NULL THEN token END FROM channel_member WHERE id = ANY(\(wanted))
+                """, logger: logger).decodeAll((String, String, String?).self) { members[id] = (status, token) }
+        }
+        return { message in
+            switch message.target {
+            case .liveActivity(let id):
+                let row = activities[id.rawValue]
+                return .liveActivity(status: row?.0, validToken: row?.1)
+            case .pushToStart(let id):
+                let row = devices[id.rawValue]
+                return .pushToStart(deviceIsKnown: row != nil, validToken: row ?? nil)
+            case .pushToTalk(let id):
+                let row = members[id.rawValue]
+                return .pushToTalk(status: row?.0, validToken: row?.1, isLeavePush: message.isEnd)
+            }
+        }
+    }
+
+    // MARK: - Reading rows back
+
+    static let outboxColumns = """
+        id, adventure, target_kind, target_id, push_type, topic, priority, expiration, payload, reason, has_alert, is_end,
+        supersedable, tick, state, outcome, attempts, created_at
+        """
+
+    typealias OutboxColumns = (Int64, String?, String, String, String, String, Int, Int, Data, String, Bool, Bool, Bool, Int?,
+                               String, String?, Int, Date)
+
+    static func entry(_ row: OutboxColumns) throws -> OutboxEntry {
+        let (id, adventure, kind, target, pushType, topic, priority, expiration, payload, reason, hasAlert, isEnd, supersedable,
+             tick, state, outcome, attempts, createdAt) = row
+        guard let priority = Priority(rawValue: priority) else { throw StoreError.corrupt("priority \(priority) of outbox row \(id)") }
+        guard let state = OutboxState(rawValue: state) else { throw StoreError.corrupt("state '\(state)' of outbox row \(id)") }
+        let message = OutboxMessage(target: try PushTarget(kind: kind, id: target), pushType: try Self.pushType(pushType),
+                                    topic: Topic(rawValue: topic), priority: priority, expiration: expiration, payload: payload,
+                                    reason: reason, hasAlert: hasAlert, isEnd: isEnd, supersedable: supersedable)
+        return OutboxEntry(id: OutboxID(id), adventure: adventure.map(AdventureID.init), tick: tick, message: message,
+                           state: state, outcome: outcome, attempts: attempts, createdAt: createdAt)
+    }
+
+    static func pushType(_ stored: String) throws -> PushType {
+        guard let type = PushType(rawValue: stored) else { throw StoreError.corrupt("push type '\(stored)' of outbox row") }
+        return type
+    }
+
+    func outboxEntries(of adventure: AdventureID, _ connection: PostgresConnection) async throws -> [OutboxEntry] {
+        try await connection.query("""
+            SELECT \(unescaped: Self.outboxColumns) FROM outbox WHERE adventure = \(adventure.rawValue) ORDER BY id
+            """, logger: logger).decodeAll(OutboxColumns.self).map(Self.entry)
+    }
+}

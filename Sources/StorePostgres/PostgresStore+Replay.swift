@@ -1,0 +1,36 @@
+import Foundation
+import Game
+import PostgresNIO
+import PushPolicy
+import Store
+import Vocabulary
+
+extension PostgresStore {
+    public func record(of adventure: AdventureID, includingOutbox: Bool) async throws -> AdventureRecord {
+        try await snapshot { connection in
+            let stored = try await requireAdventure(adventure, lock: "", connection)
+            let activities = try await connection.query("""
+                SELECT id, player, hero_id, frequent_updates, locale FROM live_activity WHERE adventure = \(adventure.rawValue)
+                ORDER BY created_at, id
+                """, logger: logger).decodeAll((String, String, String, Bool, String).self).map {
+                LiveActivityRecipient(activityID: ActivityID($0.0), player: PlayerID($0.1), hero: HeroID($0.2),
+                                      frequentUpdates: $0.3, language: $0.4)
+            }
+            // The event text as stored, byte for byte: a replay compares it with its own.
+            let events = try await connection.query("""
+                SELECT tick, event FROM event WHERE adventure = \(adventure.rawValue) ORDER BY tick, position
+                """, logger: logger).decodeAll((Int, String).self).map { LoggedEventText(tick: $0.0, json: $0.1) }
+            let commands = try await connection.query("""
+                SELECT tick, command FROM command WHERE adventure = \(adventure.rawValue) AND tick IS NOT NULL ORDER BY tick, id
+                """, logger: logger).decodeAll((Int, String).self).map {
+                ScheduledCommand(tick: $0.0, command: try CommandJSON.decode($0.1))
+            }
+            let outboxCount = try await connection.query("""
+                SELECT COUNT(*) FROM outbox WHERE adventure = \(adventure.rawValue)
+                """, logger: logger).decodeOne(Int.self)
+            return AdventureRecord(adventure: stored, commands: commands, events: events,
+                                   outbox: includingOutbox ? try await outboxEntries(of: adventure, connection) : nil,
+                                   outboxCount: outboxCount, activities: activities)
+        }
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import Game
+import PostgresNIO
+import PushPolicy
+import Store
+import Vocabulary
+
+extension PostgresStore {
+    /// Many adventures' ticks in one transaction and a fixed number of statements,
+    /// however many ticks, events and pushes it holds: each step is one statement
+    /// over arrays (`UNNEST`). A tick refused by a check leaves the others stored.
+    ///
+    /// A tick is stored once by a fenced update: the adventure's row changes only
+    /// `WHERE last_tick = tick − 1 AND status = 'running'`. Of two transactions
+    /// storing the same tick at once, the second waits for the first's row lock,
+    /// re-reads the row under READ COMMITTED, finds `last_tick` moved, and changes
+    /// nothing: its tick is refused.
+    public func recordTicks(_ records: [TickRecord], at now: Date) async throws -> [Result<StoredTick, StoreError>] {
+        var results = [Result<StoredTick, StoreError>?](repeating: nil, count: records.count)
+        for (index, record) in records.enumerated() {
+            if let refusal = Self.refusal(of: record) { results[index] = .failure(refusal) }
+        }
+        // One round per tick of the same adventure in the batch (usually one round):
+        // a fenced update changes each row once per statement.
+        var rounds: [[Int]] = []
+        var roundOf: [AdventureID: Int] = [:]
+        for index in records.indices where results[index] == nil {
+            let round = roundOf[records[index].adventure, default: -1] + 1
+            roundOf[records[index].adventure] = round
+            if round == rounds.count { rounds.append([]) }
+            rounds[round].append(index)
+        }
+        guard !rounds.isEmpty else { return results.map { $0! } }
+        do {
+            let stored = try await transaction { connection in
+                var stored: [(Int, Result<StoredTick, StoreError>)] = []
+                for round in rounds {
+                    // In adventure order, so that two batches lock shared rows in one order.
+                    let indices = round.sorted { records[$0].adventure < records[$1].adventure }
+                    stored += try await store(indices.map { ($0, records[$0]) }, at: now, connection)
+                }
+                return stored
+            }
+            for (index, result) in stored { results[index] = result }
+        } catch is StoreError {
+            // The schema refused a row of one tick, which undid the whole batch: store
+            // each tick alone, so that only the one at fault is refused.
+            for index in rounds.joined().sorted() {
+                do {
+                    results[index] = try await transaction { connection in
+                        try await store([(index, records[index])], at: now, connection)[0].1
+                    }
+                } catch let refusal as StoreError {
+                    results[index] = .failure(refusal)
+                }
+            }
+        }
+        return results.map { $0! }
+    }
+
+    private static func refusal(of record: TickRecord) -> StoreError? {
+        guard record.tick >= 1 else { return .invalid("ticks count from 1, not \(record.tick)") }
+        guard record.state.tick == record.tick else {
+            return .invalid("the state passed for tick \(record.tick) is the state of tick \(record.state.tick)")
+        }
+        guard Set(record.appliedCommandIDs).count == record.appliedCommandIDs.count else {
+            return .invalid("a command cannot be applied twice in one tick")
+        }
+        return nil
+    }
+
+    private func store(_ batch: [(index: Int, record: TickRecord)], at now: Date,
+                       _ connection: PostgresConnection) async throws -> [(Int, Result<StoredTick, StoreError>)] {
+        var refused: [Int: StoreError] = [:]
+
+        // The commands each tick applied must still be waiting, in its adventure.
+        // FOR UPDATE: no other transaction applies them meanwhile.
+        let commandIDs = batch.flatMap { $0.record.appliedCommandIDs.map(\.rawValue) }
+        if !commandIDs.isEmpty {
+            let waiting = Dictionary(uniqueKeysWithValues: try await connection.query("""
+                SELECT id, adventure FROM command WHERE id = ANY(\(commandIDs)) AND tick IS NULL FOR UPDATE
+                """, logger: logger).decodeAll((Int64, String).self))
+            for (index, record) in batch {
+                if let missing = record.appliedCommandIDs.first(where: { waiting[$0.rawValue] != record.adventure.rawValue }) {
+                    refused[index] = .conflict(
+                        "command \(missing) is not waiting in adventure \(record.adventure); it may have been applied already")
+                }
+            }
+        }
+        // Each budget must belong to an activity of the tick's adventure.
+        let activityIDs = batch.flatMap { $0.record.ledgers.keys.map(\.rawValue) }
+        if !activityIDs.isEmpty {
+            let owners = Dictionary(uniqueKeysWithValues: try await connection.query("""
+                SELECT id, adventure FROM live_activity WHERE id = ANY(\(activityIDs))
+                """, logger: logger).decodeAll((String, String).self))
+            for (index, record) in batch where refused[index] == nil {
+                if let stranger = record.ledgers.keys.sorted().first(where: { owners[$0.rawValue] != record.adventure.rawValue }) {
+                    refused[index] = .notFound("activity of adventure \(record.adventure)", id: stranger.rawValue)
+                }
+            }
+        }
+
+        // The fence (see `recordTicks`).
+        let candidates = batch.filter { refused[$0.index] == nil }
+        var stored: [String: (party: String, nextTickAt: Int?)] = [:]
+        if !candidates.isEmpty {
+            let records = candidates.map(\.record)
+            for (id, party, nextTickAt) in try await connection.query("""
+                UPDATE adventure SET state = t.state, status = t.status, last_tick = t.tick,
+                    next_tick_at = CASE WHEN t.status = 'running' THEN adventure.started_at + (t.tick + 1) * adventure.tick_interval END,
+                    ended_at = CASE WHEN t.status = 'running' THEN NULL ELSE adventure.started_at + t.tick * adventure.tick_interval END
+                FROM UNNEST(\(records.map(\.adventure.rawValue))::text[], \(records.map(\.tick))::int8[],
+                            \(records.map(\.stateText))::text[], \(records.map(\.state.status.rawValue))::text[])
+                     AS t(id, tick, state, status)
+                WHERE adventure.id = t.id AND adventure.last_tick = t.tick - 1 AND adventure.status = 'running'
+                RETURNING adventure.id, adventure.party, adventure.next_tick_at
+                """, logger: logger).decodeAll((String, String, Int?).self) {
+                stored[id] = (party, nextTickAt)
+            }
+            let fenced = candidates.filter { stored[$0.record.adventure.rawValue] == nil }
+            for (index, reason) in try await whyNotStored(fenced.map { ($0.index, $0.record) }, connection) {
+                refused[index] = reason
+            }
+        }
+        let accepted = candidates.map(\.record).filter { stored[$0.adventure.rawValue] != nil }
+
+        if !accepted.isEmpty {
+            try await storeContents(of: accepted, at: now, connection)
+            for record in accepted where !record.state.isRunning {
+                if let leaveChannelPush = record.leaveChannelPush, let party = stored[record.adventure.rawValue]?.party {
+                    try await sendOffChannel(party: PartyID(party), players: nil, at: now, leaveChannelPush, connection)
+                }
+            }
+        }
+        return batch.map { index, record in
+            if let refusal = refused[index] { return (index, .failure(refusal)) }
+            return (index, .success(StoredTick(lastTick: record.tick, status: record.state.status,
+                                               nextTickAt: stored[record.adventure.rawValue]?.nextTickAt)))
+        }
+    }
+
+    /// Events, applied commands, pushes and budgets of ticks the fence let through:
+    /// one statement each.
+    private func storeContents(of records: [TickRecord], at now: Date, _ connection: PostgresConnection) async throws {
+        let events = records.flatMap { record in
+            record.eventTexts.enumerated().map { (record.adventure.rawValue, record.tick, $0.offset, $0.element) }
+        }
+        if !events.isEmpty {
+            try await connection.query("""
+                INSERT INTO event (adventure, tick, position, event)
+                SELECT * FROM UNNEST(\(events.map(\.0))::text[], \(events.map(\.1))::int8[], \(events.map(\.2))::int8[],
+                                     \(events.map(\.3))::text[])
+                """, logger: logger)
+        }
+        let applied = records.flatMap { record in record.appliedCommandIDs.map { ($0.rawValue, record.tick) } }
+        if !applied.isEmpty {
+            try await connection.query("""
+                UPDATE command SET tick = t.tick FROM UNNEST(\(applied.map(\.0))::int8[], \(applied.map(\.1))::int8[]) AS t(id, tick)
+                WHERE command.id = t.id
+                """, logger: logger)
+        }
+        try await enqueue(records.flatMap { record in
+            record.outbox.map { QueuedMessage(message: $0, adventure: record.adventure, tick: record.tick) }
+        }, at: now, connection)
+        let ledgers = records.flatMap { record in
+            record.ledgers.sorted { $0.key < $1.key }.map { ($0.key.rawValue, LedgerJSON.text(of: $0.value)) }
+        }
+        if !ledgers.isEmpty {
+            try await connection.query("""
+                UPDATE live_activity SET ledger = t.ledger FROM UNNEST(\(ledgers.map(\.0))::text[], \(ledgers.map(\.1))::text[])
+                AS t(id, ledger) WHERE live_activity.id = t.id
+                """, logger: logger)
+        }
+    }
+
+    /// Why the fence refused these ticks: the adventure is unknown, has ended, or
+    /// is at another tick.
+    private func whyNotStored(_ ticks: [(Int, TickRecord)],
+                              _ connection: PostgresConnection) async throws -> [(Int, StoreError)] {
+        guard !ticks.isEmpty else { return [] }
+        let rows = Dictionary(uniqueKeysWithValues: try await connection.query("""
+            SELECT id, status, last_tick FROM adventure WHERE id = ANY(\(ticks.map(\.1.adventure.rawValue)))
+            """, logger: logger).decodeAll((String, String, Int).self).map { ($0.0, ($0.1, $0.2)) })
+        return ticks.map { index, record in
+            let adventure = record.adventure
+            guard let (status, lastTick) = rows[adventure.rawValue] else {
+                return (index, .notFound("adventure", id: adventure.rawValue))
+            }
+            guard status == AdventureStatus.running.rawValue else {
+                return (index, .conflict("adventure \(adventure) has ended (\(status)); tick \(record.tick) cannot follow"))
+            }
+            return (index, .conflict("adventure \(adventure) is at tick \(lastTick); tick \(record.tick) cannot be stored after it"))
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Game
+import PostgresNIO
+import PushPolicy
+import Store
+import Vocabulary
+
+extension PostgresStore {
+    public func dueAdventures(at second: Int, limit: Int, skipping: Set<AdventureID>,
+                              isKnown: @escaping @Sendable (AdventureID, Int) -> Bool,
+                              hasLedger: @escaping @Sendable (AdventureID, ActivityID) -> Bool) async throws -> [DueAdventure] {
+        try await snapshot { connection in
+            let due = try await connection.query("""
+                SELECT id, last_tick FROM adventure WHERE status = 'running' AND next_tick_at <= \(second)
+                ORDER BY next_tick_at, id LIMIT \(max(0, limit) + skipping.count)
+                """, logger: logger).decodeAll((String, Int).self)
+                .filter { !skipping.contains(AdventureID($0.0)) }.prefix(max(0, limit))
+            guard !due.isEmpty else { return [] }
+            // Four statements whatever the number of adventures: what is due, the
+            // adventures the caller does not hold, their commands, their activities.
+            let ids = due.map(\.0)
+            let unknown = due.filter { !isKnown(AdventureID($0.0), $0.1) }.map(\.0)
+            var stored: [String: StoredAdventure] = [:]
+            if !unknown.isEmpty {
+                for adventure in try await adventures(ids: unknown, connection) { stored[adventure.id.rawValue] = adventure }
+            }
+            let commands = try await pendingCommands(of: ids, connection)
+            let activities = try await reachableActivities(of: ids, connection)
+            return due.map { id, lastTick in
+                let adventure = AdventureID(id)
+                let known = stored[id] == nil
+                return DueAdventure(
+                    id: adventure, lastTick: lastTick, stored: stored[id], commands: commands[id] ?? [],
+                    activities: (activities[id] ?? []).map { activity in
+                        let wanted = !known || !hasLedger(adventure, activity.recipient.activityID)
+                        return DueActivity(recipient: activity.recipient, ledger: wanted ? activity.ledger : nil)
+                    })
+            }
+        }
+    }
+
+    public func postponeTicks(of adventure: AdventureID, until second: Int) async throws {
+        try await client.query("""
+            UPDATE adventure SET next_tick_at = \(second)
+            WHERE id = \(adventure.rawValue) AND status = 'running' AND next_tick_at < \(second)
+            """, logger: logger)
+    }
+
+    public func nextTickDue() async throws -> Int? {
+        try await client.query("SELECT MIN(next_tick_at) FROM adventure WHERE status = 'running'", logger: logger)
+            .decodeFirst(Int?.self) ?? nil
+    }
+
+    public func tickInputs(of adventure: AdventureID) async throws -> TickInputs {
+        try await snapshot { connection in
+            let stored = try await requireAdventure(adventure, lock: "", connection)
+            let activities = try await reachableActivities(of: [adventure.rawValue], connection)[adventure.rawValue] ?? []
+            return TickInputs(
+                adventure: stored, commands: try await pendingCommands(of: [adventure.rawValue], connection)[adventure.rawValue] ?? [],
+                recipients: activities.map(\.recipient),
+                ledgers: Dictionary(uniqueKeysWithValues: activities.compactMap { activity in
+                    activity.ledger.map { (activity.recipient.activityID, $0) }
+                }))
+        }
+    }
+
+    // MARK: - Reading many adventures at once
+
+    /// Runs `body` in one read-only transaction that sees one snapshot throughout
+    /// (REPEATABLE READ), as SQLite's WAL reader does.
+    func snapshot<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await transaction { connection in
+            try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger)
+            return try await body(connection)
+        }
+    }
+
+    /// Waiting commands by adventure, each adventure's in the order they arrived.
+    private func pendingCommands(of adventures: [String],
+                                 _ connection: PostgresConnection) async throws -> [String: [QueuedCommand]] {
+        var commands: [String: [QueuedCommand]] = [:]
+        for (adventure, id, json, receivedAt) in try await connection.query("""
+            SELECT adventure, id, command, received_at FROM command WHERE adventure = ANY(\(adventures)) AND tick IS NULL
+            ORDER BY adventure, id
+            """, logger: logger).decodeAll((String, Int64, String, Date).self) {
+            commands[adventure, default: []].append(
+                QueuedCommand(id: CommandID(id), command: try CommandJSON.decode(json), receivedAt: receivedAt))
+        }
+        return commands
+    }
+
+    /// The activities that can receive a push now (active, with a valid token) by
+    /// adventure, each adventure's in the order they were registered.
+    private func reachableActivities(of adventures: [String],
+                                     _ connection: PostgresConnection) async throws -> [String: [DueActivity]] {
+        var activities: [String: [DueActivity]] = [:]
+        for (adventure, id, player, hero, frequentUpdates, locale, ledger) in try await connection.query("""
+            SELECT a.adventure, a.id, a.player, a.hero_id, a.frequent_updates, a.locale, a.ledger FROM live_activity a
+            JOIN activity_token t ON t.activity = a.id AND t.invalidated_at IS NULL
+            WHERE a.adventure = ANY(\(adventures)) AND a.status = 'active'
+            ORDER BY a.adventure, a.created_at, a.id
+            """, logger: logger).decodeAll((String, String, String, String, Bool, String, String).self) {
+            let recipient = LiveActivityRecipient(activityID: ActivityID(id), player: PlayerID(player), hero: HeroID(hero),
+                                                  frequentUpdates: frequentUpdates, language: locale)
+            activities[adventure, default: []].append(DueActivity(recipient: recipient, ledger: try Self.ledger(ledger)))
+        }
+        return activities
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import Game
+import GRDB
+import PushPolicy
+import Store
+@testable import StoreSQLite
+import StoreTestSupport
+import Testing
+import Vocabulary
+
+/// How the SQLite engine reaches its rows: through which indexes, and what a
+/// reader sees while the one writer writes.
+@Suite struct SQLiteQueryTests {
+    /// The dispatcher claims and supersedes many times a second: those statements,
+    /// and a drain's count and a start's recovery, must reach the open rows through
+    /// the indexes of pending and sending rows, not walk every row the outbox has
+    /// ever held.
+    @Test func claimingSupersedingAndCountingReadOnlyTheOpenRows() async throws {
+        let store = try ScratchDatabase().open()
+        let plans = try await store.rawRead { db in
+            let statements: [(String, StatementArguments)] = [
+                (SQLiteStore.nextPendingSQL, [0, Date(), 10]),
+                (SQLiteStore.supersedeSQL, [QueuedPushRules.supersededReason, "liveActivity", "activity-1"]),
+                (SQLiteStore.unsettledCountSQL, []),
+                (SQLiteStore.recoverSQL, [QueuedPushRules.interruptedReason, "claimant"]),
+            ]
+            return try statements.map { sql, arguments in
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
+            }
+        }
+        let openRowIndexes = ["outbox_pending", "outbox_pendingSupersedable", "outbox_sending"]
+        for steps in plans {
+            let outboxSteps = steps.filter { $0.contains("outbox") }
+            #expect(!outboxSteps.isEmpty)
+            for step in outboxSteps {
+                #expect(openRowIndexes.contains { step.contains("INDEX \($0) ") || step.hasSuffix("INDEX \($0)") },
+                        "\(step)")
+            }
+        }
+    }
+
+    @Test func aReaderSeesTheLastCommittedTickWhileATickIsBeingWritten() async throws {
+        let store = try ScratchDatabase().open()
+        let adventure = try await Trio.make(in: store).startAdventure()
+        let inputs = try await store.tickInputs(of: adventure.id)
+        let state = try Adventure(setup: inputs.adventure.setup, content: ShippedContent.game).tick(inputs.adventure.state).state
+        #expect(try readWhileWriting(store, adventure.id, state) == (lastTick: 0, events: 0))
+        #expect(try await store.adventure(adventure.id).lastTick == 1)
+    }
+
+    /// Writes half a tick, and from inside that transaction reads on another
+    /// connection of the pool: WAL gives it the last committed snapshot.
+    private func readWhileWriting(_ store: SQLiteStore, _ adventure: AdventureID,
+                                  _ state: AdventureState) throws -> (lastTick: Int, events: Int) {
+        try store.pool.write { db in
+            try db.execute(sql: "UPDATE adventure SET lastTick = 1, nextTickAt = nextTickAt + 2, state = ? WHERE id = ?",
+                           arguments: [String(decoding: try JSONEncoder().encode(state), as: UTF8.self), adventure.rawValue])
+            try db.execute(sql: "INSERT INTO event (adventure, tick, position, event) VALUES (?, 1, 0, '{}')",
+                           arguments: [adventure.rawValue])
+            return try store.pool.read { reader in
+                (try Int.fetchOne(reader, sql: "SELECT lastTick FROM adventure")!,
+                 try Int.fetchOne(reader, sql: "SELECT COUNT(*) FROM event")!)
+            }
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import Game
+import PushPolicy
+import Store
+import Vocabulary
+
+/// The shipped content, read straight from Content/ (the storage tests see only
+/// the store, so they decode the files themselves), to play real ticks.
+public enum ShippedContent {
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Content")
+
+    private struct HeroesFile: Decodable { var heroes: [HeroDefinition] }
+    private struct BossesFile: Decodable { var bosses: [BossDefinition]; var routes: [Route] }
+
+    public static let game: GameContent = {
+        do {
+            let decoder = JSONDecoder()
+            func data(_ name: String) throws -> Data { try Data(contentsOf: root.appendingPathComponent(name)) }
+            let heroes = try decoder.decode(HeroesFile.self, from: data("heroes.json")).heroes
+            let bosses = try decoder.decode(BossesFile.self, from: data("bosses.json"))
+            let rules = try decoder.decode(GameRules.self, from: data("rules.json"))
+            return GameContent(heroes: heroes, bosses: bosses.bosses, routes: bosses.routes, rules: rules)
+        } catch {
+            fatalError("Content/ must decode: \(error)")
+        }
+    }()
+}
+
+/// Three players with a party of Power Panda, Egghead and Spouty, as the demo has.
+public struct Trio: Sendable {
+    public let store: any RangersStore
+    public let players: [Player]
+    public let keys: [String]
+    public let party: Party
+    public let heroes: [HeroID] = ["power-panda", "egghead", "spouty"]
+
+    public static func make(in store: any RangersStore) async throws -> Trio {
+        var players: [Player] = []
+        var keys: [String] = []
+        for name in ["Ana", "Bao", "Chae"] {
+            let (player, key) = try await store.createPlayer(name: name)
+            players.append(player)
+            keys.append(key)
+        }
+        let heroes: [HeroID] = ["power-panda", "egghead", "spouty"]
+        for (player, hero) in zip(players, heroes) { try await store.pickHeroes([hero], for: player.id) }
+        let party = try await store.createParty(name: "Rangers", by: players[0].id, hero: heroes[0])
+        for (player, hero) in zip(players, heroes).dropFirst() {
+            try await store.joinParty(inviteCode: party.inviteCode.rawValue, player: player.id, hero: hero)
+        }
+        return Trio(store: store, players: players, keys: keys, party: party)
+    }
+
+    public var roster: [PartyMember] { zip(players, heroes).map { PartyMember(player: $0.id, hero: $1) } }
+
+    public func setup(seed: UInt64 = 7, tickInterval: Int = 2) -> AdventureSetup {
+        AdventureSetup(route: "whispering-woods", party: roster, tickInterval: tickInterval, timeLimit: 3600, seed: seed)
+    }
+
+    public func game(seed: UInt64 = 7, tickInterval: Int = 2) throws -> Adventure {
+        try Adventure(setup: setup(seed: seed, tickInterval: tickInterval), content: ShippedContent.game)
+    }
+
+    /// Starts an adventure at `startedAt` and registers one Live Activity per member.
+    public func startAdventure(seed: UInt64 = 7, startedAt: Int = 1_000, outbox: [OutboxMessage] = []) async throws -> StoredAdventure {
+        let game = try game(seed: seed)
+        return try await store.startAdventure(party: party.id, setup: game.setup, state: game.start(), startedAt: startedAt,
+                                              contentVersion: "content-test", outbox: outbox)
+    }
+
+    @discardableResult
+    public func registerActivities(for adventure: AdventureID) async throws -> [ActivityID] {
+        var ids: [ActivityID] = []
+        for (index, member) in roster.enumerated() {
+            let id = ActivityID("activity-\(index)-\(adventure.rawValue.prefix(8))")
+            try await store.registerLiveActivity(activityID: id, player: member.player, adventure: adventure, hero: member.hero,
+                                                 token: Tokens.make(index), frequentUpdates: index == 0, locale: "en")
+            ids.append(id)
+        }
+        return ids
+    }
+}
+
+public enum Tokens {
+    /// A distinct 32-byte token for each seed.
+    public static func make(_ seed: Int) -> PushToken {
+        try! PushToken(hex: String(repeating: String(format: "%02x", seed % 256), count: 32))
+    }
+}
+
+/// An update push for an activity as the ticker would queue it; the body names
+/// the tick so a test can tell which one was claimed.
+public func update(_ activity: ActivityID, tick: Int = 1, alert: Bool = false, end: Bool = false,
+                   expiration: Int = 4_000_000_000) -> OutboxMessage {
+    OutboxMessage(target: .liveActivity(activity), pushType: .liveactivity, topic: "app.rangers.push-type.liveactivity",
+                  priority: alert ? .high : .low, expiration: expiration,
+                  payload: Data(#"{"aps":{"event":"\#(end ? "end" : "update")","timestamp":\#(tick)}}"#.utf8),
+                  reason: alert ? "alert" : "routine", hasAlert: alert, isEnd: end, supersedable: !alert && !end)
+}
+
+extension RangersStore {
+    /// Plays the adventure's next tick with the real game and stores it, as the
+    /// ticker does, with `outbox` as the tick's pushes.
+    @discardableResult
+    public func playNextTick(of id: AdventureID, outbox: (StoredAdventure) -> [OutboxMessage] = { _ in [] },
+                             ledgers: [ActivityID: BudgetLedger] = [:]) async throws -> StoredAdventure {
+        let inputs = try await tickInputs(of: id)
+        let game = try Adventure(setup: inputs.adventure.setup, content: ShippedContent.game)
+        let (state, events) = game.tick(inputs.adventure.state, commands: inputs.commands.map(\.command))
+        return try await recordTick(adventure: id, tick: state.tick, state: state, events: events,
+                                    appliedCommandIDs: inputs.commands.map(\.id), outbox: outbox(inputs.adventure),
+                                    ledgers: ledgers)
+    }
+}
