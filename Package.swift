@@ -114,7 +114,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "Vocabulary", "Game", "Catalog", "Wire", "PushPolicy", "APNs", "Store", "StoreSQLite",
+                "Vocabulary", "Game", "Catalog", "Wire", "PushPolicy", "APNs", "Store", "StoreSQLite", "StorePostgres",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

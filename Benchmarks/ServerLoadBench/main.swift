@@ -81,7 +81,7 @@ defer { try? FileManager.default.removeItem(at: directory) }
 let configuration = ServerConfiguration(
     gameMasterKey: String(repeating: "k", count: 32), databasePath: directory.appendingPathComponent("load.sqlite").path,
     port: 0, contentDirectory: URL(fileURLWithPath: "Content", isDirectory: true))
-let resources = try ServerResources.open(configuration)
+let resources = try await ServerResources.open(configuration)
 let store = resources.store
 let content = resources.content
 let route = content.game.routes[0].id

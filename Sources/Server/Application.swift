@@ -5,7 +5,6 @@ import PushPolicy
 import Prometheus
 import ServiceLifecycle
 import Store
-import StoreSQLite
 import Vocabulary
 
 /// What the HTTP API shares with the server's other parts (the ticker and the
@@ -37,7 +36,7 @@ public struct ServerResources: Sendable {
     /// content check` would, including every alert text and sound the policy
     /// names), and opens the database. Each failure names the setting to fix.
     public static func open(_ configuration: ServerConfiguration, metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
-                            now: @escaping @Sendable () -> Date = Date.init) throws -> ServerResources {
+                            now: @escaping @Sendable () -> Date = Date.init) async throws -> ServerResources {
         try configuration.validate()
         let content: LoadedContent
         do {
@@ -50,14 +49,13 @@ public struct ServerResources: Sendable {
                 setting: "contentDirectory",
                 message: "'\(configuration.contentDirectory.path)' fails the content check with \(error.problems.count) problem(s)\(first); run `rangers content check`")])
         }
-        let store: any RangersStore
-        do {
-            store = try SQLiteStore(path: configuration.databasePath)
-        } catch {
-            throw InvalidConfiguration(problems: [ConfigurationProblem(
-                setting: "databasePath", message: "cannot open '\(configuration.databasePath)': \(error)")])
-        }
+        let store = try await configuration.store.open()
         return ServerResources(store: store, content: content, metrics: metrics, now: now)
+    }
+
+    /// Lets go of the store (see `StoreChoice.close`) once the server has stopped.
+    public func close() async {
+        await StoreChoice.close(store)
     }
 }
 
@@ -65,7 +63,7 @@ public struct ServerResources: Sendable {
 /// `configuration.host:port`, plus whatever `services` run beside it in the same
 /// service group (the ticker, the dispatcher), stopped together on SIGTERM.
 public func buildApplication(_ configuration: ServerConfiguration) async throws -> some ApplicationProtocol {
-    try buildApplication(configuration, resources: try ServerResources.open(configuration))
+    try buildApplication(configuration, resources: try await ServerResources.open(configuration))
 }
 
 ///

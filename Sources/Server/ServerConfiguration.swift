@@ -7,8 +7,12 @@ import Vocabulary
 /// What the HTTP API needs to start. Plain values, so `rangers serve` can fill it
 /// from the environment or a file and the tests can fill it by hand.
 public struct ServerConfiguration: Sendable {
-    /// The SQLite file; created with its schema when missing.
+    /// The SQLite file; created with its schema when missing. Not used when
+    /// `databaseURL` is set.
     public var databasePath: String
+    /// A PostgreSQL database (`postgres://user:password@host:port/name`) to use
+    /// instead of the SQLite file. It holds a password: never printed.
+    public var databaseURL: String?
     public var host: String
     /// 0 lets the system pick a free port (for tests and the demo).
     public var port: Int
@@ -32,6 +36,7 @@ public struct ServerConfiguration: Sendable {
     public init(
         gameMasterKey: String,
         databasePath: String = SQLiteStore.defaultPath,
+        databaseURL: String? = nil,
         host: String = "127.0.0.1",
         port: Int = 8080,
         contentDirectory: URL = URL(fileURLWithPath: "Content", isDirectory: true),
@@ -42,6 +47,7 @@ public struct ServerConfiguration: Sendable {
     ) {
         self.gameMasterKey = gameMasterKey
         self.databasePath = databasePath
+        self.databaseURL = databaseURL
         self.host = host
         self.port = port
         self.contentDirectory = contentDirectory
@@ -49,6 +55,11 @@ public struct ServerConfiguration: Sendable {
         self.bundleID = bundleID
         self.maximumRequestBodyBytes = maximumRequestBodyBytes
         self.pushToTalk = pushToTalk
+    }
+
+    /// The store these settings name: PostgreSQL when `databaseURL` is set, else the SQLite file.
+    public var store: StoreChoice {
+        databaseURL.map { .postgres(url: $0) } ?? .sqlite(path: databasePath)
     }
 
     /// The `apns-topic` of Live Activity pushes (updates, ends and push-to-start).
@@ -63,7 +74,7 @@ public struct ServerConfiguration: Sendable {
         func require(_ ok: Bool, _ setting: String, _ message: String) {
             if !ok { problems.append(ConfigurationProblem(setting: setting, message: message)) }
         }
-        require(!databasePath.trimmingCharacters(in: .whitespaces).isEmpty, "databasePath", "must name a file")
+        if let problem = store.problem { problems.append(problem) }
         require(!host.isEmpty && !host.contains(where: \.isWhitespace), "host",
                 "must be a host name or address, like 127.0.0.1 or 0.0.0.0")
         require((0...65535).contains(port), "port", "must be 0…65535, not \(port)")

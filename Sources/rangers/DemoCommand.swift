@@ -19,12 +19,11 @@ struct DemoCommand: AsyncParsableCommand {
             Three players with Power Panda, Egghead and Spouty register their push-to-start tokens; a game master \
             starts an adventure; each player's app registers its Live Activity when the push-to-start arrives. \
             Game time runs --speed times faster than the wall clock so the adventure ends within a minute. \
-            The adventure stays in --db for `rangers replay`.
+            The adventure stays in --db (or the PostgreSQL database of --database) for `rangers replay`.
             """
     )
 
-    @Option(help: "The SQLite file the demo's adventure is kept in.")
-    var db = "rangers-demo.sqlite"
+    @OptionGroup var database: DatabaseOptions
 
     @Option(help: "Game seconds per wall-clock second (1…20).")
     var speed = 5
@@ -52,12 +51,13 @@ struct DemoCommand: AsyncParsableCommand {
         }
         let clock = FastClock(speed: Double(speed))
         // A fresh game-master key per run: the demo is its only user, so it is never shown.
+        let (databasePath, databaseURL) = try database.settings(defaultPath: "rangers-demo.sqlite")
         let configuration = ServerConfiguration(
-            gameMasterKey: DemoScript.randomHex(), databasePath: db, host: "127.0.0.1", port: 0,
+            gameMasterKey: DemoScript.randomHex(), databasePath: databasePath, databaseURL: databaseURL, host: "127.0.0.1", port: 0,
             contentDirectory: content.directory, pushPolicy: try PolicyEnvironment.configuration())
         let resources: ServerResources
         do {
-            resources = try ServerResources.open(configuration, now: { clock.now })
+            resources = try await ServerResources.open(configuration, now: { clock.now })
         } catch let error as InvalidConfiguration {
             throw UsageError("\(error)")
         }
@@ -85,10 +85,10 @@ struct DemoCommand: AsyncParsableCommand {
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
             let port = try await listening.wait()
-            print("Server on http://127.0.0.1:\(port) · APNs simulator on \(simulator.baseURL) · database \(db)")
+            print("Server on http://127.0.0.1:\(port) · APNs simulator on \(simulator.baseURL) · database \(configuration.store)")
             var script = DemoScript(client: DemoClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!),
                                     gameMasterKey: configuration.gameMasterKey, simulator: simulator,
-                                    resources: resources, storeOption: "--db \(configuration.databasePath)",
+                                    resources: resources, storeOption: DatabaseOptions.option(for: configuration.store),
                                     language: language, speed: speed)
             do {
                 try await script.run(route: chosenRoute, seed: seed)
@@ -99,6 +99,7 @@ struct DemoCommand: AsyncParsableCommand {
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
         }
+        await resources.close()
         await apns.shutdown()
         try await simulator.shutdown()
     }

@@ -4,6 +4,7 @@ import Foundation
 import Game
 import PushPolicy
 import Replay
+import Server
 import Store
 import StoreSQLite
 import Vocabulary
@@ -24,16 +25,12 @@ struct ReplayCommand: AsyncParsableCommand {
     )
 }
 
-/// Where a saved session comes from: `--db` and Content/ for an adventure id.
+/// Where a saved session comes from: the store (`--db` or `--database`) and
+/// Content/ for an adventure id.
 struct SessionSourceOptions: ParsableArguments {
-    @Option(help: "The SQLite file (or $RANGERS_DB; default ./rangers.sqlite).")
-    var db: String?
+    @OptionGroup var database: DatabaseOptions
 
     @OptionGroup var content: ContentOptions
-
-    var databasePath: String {
-        db ?? ProcessInfo.processInfo.environment["RANGERS_DB"] ?? SQLiteStore.defaultPath
-    }
 
     /// A session file when `source` names one (or ends in .json), else an adventure
     /// in the database, with the content to play it with and how many pushes it
@@ -78,16 +75,27 @@ struct SessionSourceOptions: ParsableArguments {
     }
 
     private func adventureRecord(_ id: String, withPushes: Bool) async throws -> AdventureRecord {
-        let path = databasePath
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw UsageError("no database at \(path) (pass --db or set RANGERS_DB), and no session file named '\(id)'")
+        let choice = try database.choice(defaultPath: SQLiteStore.defaultPath)
+        if case .sqlite(let path) = choice, !FileManager.default.fileExists(atPath: path) {
+            throw UsageError("no database at \(path) (pass --db or --database, or set RANGERS_DB or RANGERS_DATABASE_URL), "
+                + "and no session file named '\(id)'")
+        }
+        let store: any RangersStore
+        do {
+            store = try await choice.open()
+        } catch {
+            throw UsageError("\(error)")
         }
         do {
-            return try await SQLiteStore(path: path).record(of: AdventureID(id), includingOutbox: withPushes)
+            let record = try await store.record(of: AdventureID(id), includingOutbox: withPushes)
+            await StoreChoice.close(store)
+            return record
         } catch let error as StoreError {
-            throw UsageError("\(error) (database \(path))")
+            await StoreChoice.close(store)
+            throw UsageError("\(error) (database \(choice))")
         } catch {
-            throw UsageError("cannot read the database \(path): \(error)")
+            await StoreChoice.close(store)
+            throw UsageError("cannot read the database \(choice): \(error)")
         }
     }
 

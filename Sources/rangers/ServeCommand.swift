@@ -22,8 +22,7 @@ struct ServeCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "The SQLite file (or $RANGERS_DB).")
-    var db: String?
+    @OptionGroup var database: DatabaseOptions
 
     @Option(help: "The address to listen on (or $RANGERS_HOST).")
     var host: String?
@@ -48,9 +47,10 @@ struct ServeCommand: AsyncParsableCommand {
         if let retention = environment["RANGERS_PTT_AUDIO_RETENTION"] {
             pushToTalk.audioRetention = .seconds(try DurationText.seconds(parsing: retention))
         }
+        let (databasePath, databaseURL) = try database.settings(defaultPath: "rangers.sqlite")
         let configuration = ServerConfiguration(
             gameMasterKey: environment["RANGERS_GAME_MASTER_KEY"] ?? "",
-            databasePath: db ?? environment["RANGERS_DB"] ?? "rangers.sqlite",
+            databasePath: databasePath, databaseURL: databaseURL,
             host: host ?? environment["RANGERS_HOST"] ?? "127.0.0.1",
             port: port,
             contentDirectory: content.directory,
@@ -59,9 +59,10 @@ struct ServeCommand: AsyncParsableCommand {
             pushToTalk: pushToTalk)
         let resources: ServerResources
         do {
-            resources = try ServerResources.open(configuration)
+            resources = try await ServerResources.open(configuration)
         } catch let error as InvalidConfiguration {
-            throw UsageError("\(error)\n(gameMasterKey is $RANGERS_GAME_MASTER_KEY; pushToTalk.audioRetention is $RANGERS_PTT_AUDIO_RETENTION)")
+            throw UsageError("\(error)\n(gameMasterKey is $RANGERS_GAME_MASTER_KEY; databaseURL is --database or $RANGERS_DATABASE_URL; "
+                + "pushToTalk.audioRetention is $RANGERS_PTT_AUDIO_RETENTION)")
         }
 
         let mode = apns ?? environment["RANGERS_APNS"] ?? "simulator"
@@ -88,10 +89,11 @@ struct ServeCommand: AsyncParsableCommand {
             configuration, resources: resources,
             services: backgroundServices(configuration, resources: resources, apns: client),
             onListening: { port in
-                print("Listening on http://\(configuration.host):\(port) (database \(configuration.databasePath))")
+                print("Listening on http://\(configuration.host):\(port) (database \(configuration.store))")
                 fflush(nil)
             })
         try await app.runService()
+        await resources.close()
         await client.shutdown()
         try await simulator?.shutdown()
     }

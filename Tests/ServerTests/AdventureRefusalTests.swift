@@ -16,7 +16,7 @@ import Vocabulary
     }
 
     @Test func registeringAnActivity() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.test { api in
             let fixture = try await Fixture.make(api)
             let uri = "/v1/adventures/\(fixture.adventureID)/activities"
@@ -47,7 +47,7 @@ import Vocabulary
     }
 
     @Test func rotatingATokenAndReportingAStatus() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.test { api in
             let fixture = try await Fixture.make(api)
             let ana = fixture.ana, bao = fixture.bao
@@ -81,7 +81,7 @@ import Vocabulary
     }
 
     @Test func startingAnAdventure() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.test { api in
             let fixture = try await Fixture.make(api)
             let party = fixture.partyID
@@ -115,7 +115,7 @@ import Vocabulary
     }
 
     @Test func usingAPotionAndReading() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.test { api in
             let fixture = try await Fixture.make(api)
             let adventure = fixture.adventureID
@@ -140,7 +140,7 @@ import Vocabulary
     }
 
     @Test func anEndedAdventureTakesNoMoreCommandsOrActivities() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.test { api in
             let fixture = try await Fixture.make(api)
             let id = AdventureID(fixture.adventureID)

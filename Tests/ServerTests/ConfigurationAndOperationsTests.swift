@@ -40,15 +40,15 @@ import Testing
         #expect(!text.isEmpty && !text.contains("secret-that-must-not-show"))
     }
 
-    @Test func openingRefusesContentThatFailsTheCheck() throws {
+    @Test func openingRefusesContentThatFailsTheCheck() async throws {
         let empty = FileManager.default.temporaryDirectory.appendingPathComponent("empty-content-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: empty) }
         var configuration = valid()
         configuration.contentDirectory = empty
         configuration.databasePath = empty.appendingPathComponent("db.sqlite").path
-        #expect {
-            _ = try ServerResources.open(configuration)
+        await #expect {
+            _ = try await ServerResources.open(configuration)
         } throws: { error in
             (error as? InvalidConfiguration)?.problems.map(\.setting) == ["contentDirectory"]
         }
@@ -74,7 +74,7 @@ import Testing
 
 @Suite struct OperationsTests {
     @Test func healthSaysTheDatabaseAnswers() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.test { api in
             let reply = try await api.send(.get, "/healthz")
             #expect(reply.status == 200)
@@ -84,7 +84,7 @@ import Testing
     }
 
     @Test func metricsCountRequestsByRouteTemplateInTheApplicationsOwnRegistry() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.test { api in
             for name in ["Ana", "Bao"] { _ = try await api.send(.post, "/v1/players", body: #"{"name": "\#(name)"}"#) }
             _ = try await api.send(.get, "/v1/parties/some-id", key: "wrong")
@@ -96,7 +96,7 @@ import Testing
             #expect(!metrics.text.contains("some-id"), "ids in paths do not become labels")
         }
         // A second application in the same process starts from zero: no global registry.
-        let other = try TestServer()
+        let other = try await TestServer()
         try await other.test { api in
             let metrics = try await api.send(.get, "/metrics")
             #expect(!metrics.text.contains(#"route="/v1/players""#))

@@ -8,6 +8,7 @@ import Logging
 import Server
 import ServiceLifecycle
 import Store
+import StoreTestSupport
 import Testing
 import Vocabulary
 
@@ -48,32 +49,27 @@ func eventually(_ what: String, within limit: Duration = .seconds(20),
     }
 }
 
-/// The server's parts over a real SQLite file, and the real APNs simulator reached
-/// over TLS and HTTP/2 through the curl transport. The ticker and the dispatcher
+/// The server's parts over a real store (a SQLite file or a PostgreSQL database of
+/// the tests' own server), and the real APNs simulator reached over TLS and HTTP/2
+/// through the curl transport. The ticker and the dispatcher
 /// run in a service group, as in `rangers serve`.
 struct DeliveryHarness: Sendable {
     let clock: ManualClock
+    let database: TestDatabase
     let configuration: ServerConfiguration
     let resources: ServerResources
     let simulator: APNsSimulator
     let client: APNsClient
     var store: any RangersStore { resources.store }
 
-    private static let root = FileManager.default.temporaryDirectory
-        .appendingPathComponent("server-delivery-tests-\(ProcessInfo.processInfo.processIdentifier)")
-    private static let removeRootAtExit: Void = {
-        atexit { try? FileManager.default.removeItem(at: DeliveryHarness.root) }
-    }()
-
-    static func start() async throws -> DeliveryHarness {
-        Self.removeRootAtExit
-        let directory = Self.root.appendingPathComponent(UUID().uuidString)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    static func start(_ engine: StoreEngine) async throws -> DeliveryHarness {
+        let database = try await engine.database()
         let configuration = ServerConfiguration(
-            gameMasterKey: TestServer.gameMasterKey, databasePath: directory.appendingPathComponent("rangers.sqlite").path,
+            gameMasterKey: TestServer.gameMasterKey, databasePath: engine == .sqlite ? database.location : "unused.sqlite",
+            databaseURL: engine == .postgres ? database.location : nil,
             port: 0, contentDirectory: TestServer.contentDirectory, bundleID: TestServer.bundleID)
         let clock = ManualClock(TestServer.startTime)
-        let resources = try ServerResources.open(configuration, now: { clock.now })
+        let resources = try await ServerResources.open(configuration, now: { clock.now })
         let simulator = try await APNsSimulator.start()
         let key = APNsSigningKey.generate(keyID: "KEY1234567", teamID: "TEAM123456").key
         try simulator.registerProviderKey(key)
@@ -83,19 +79,20 @@ struct DeliveryHarness: Sendable {
         let client = APNsClient(environment: .custom(simulator.baseURL), key: key, transport: transport,
                                 retry: APNsRetryPolicy(maximumAttempts: 1),
                                 metrics: resources.metricsFactory)
-        return DeliveryHarness(clock: clock, configuration: configuration, resources: resources, simulator: simulator,
-                               client: client)
+        return DeliveryHarness(clock: clock, database: database, configuration: configuration, resources: resources,
+                               simulator: simulator, client: client)
     }
 
     func shutdown() async {
         await client.shutdown()
         try? await simulator.shutdown()
+        await resources.close()
     }
 
     /// Starts a harness, runs `body` with it, and shuts it down before returning,
     /// whether `body` succeeded or threw: no test leaves a client or simulator behind.
-    static func run<Value>(_ body: (DeliveryHarness) async throws -> Value) async throws -> Value {
-        let harness = try await start()
+    static func run<Value>(_ engine: StoreEngine = .sqlite, _ body: (DeliveryHarness) async throws -> Value) async throws -> Value {
+        let harness = try await start(engine)
         do {
             let value = try await body(harness)
             await harness.shutdown()

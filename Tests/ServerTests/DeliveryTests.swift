@@ -12,8 +12,8 @@ import Vocabulary
 /// to its end, and what its players' phones would get is what the simulator, over
 /// TLS and HTTP/2, received.
 @Suite struct DeliveryTests {
-    @Test func anAdventureRunsToItsEndAndEveryActivityHearsOfIt() async throws {
-        try await DeliveryHarness.run { harness in
+    @Test(arguments: StoreEngine.available) func anAdventureRunsToItsEndAndEveryActivityHearsOfIt(engine: StoreEngine) async throws {
+        try await DeliveryHarness.run(engine) { harness in
             let fixture = try await harness.api { try await Fixture.make($0) }
             let id = AdventureID(fixture.adventureID)
             let store = harness.store
@@ -125,8 +125,8 @@ import Vocabulary
     }
 
     /// The ticker's and the dispatcher's figures reach `/metrics`.
-    @Test func theTickerAndTheDispatcherReportTheirWorkAtMetrics() async throws {
-        try await DeliveryHarness.run { harness in
+    @Test(arguments: StoreEngine.available) func theTickerAndTheDispatcherReportTheirWorkAtMetrics(engine: StoreEngine) async throws {
+        try await DeliveryHarness.run(engine) { harness in
             let fixture = try await harness.api { try await Fixture.make($0) }
             let id = AdventureID(fixture.adventureID)
             _ = try await harness.withServices {
@@ -147,8 +147,8 @@ import Vocabulary
         }
     }
 
-    @Test func aTokenAnsweredUnregisteredIsInvalidatedAfterOne410() async throws {
-        try await DeliveryHarness.run { harness in
+    @Test(arguments: StoreEngine.available) func aTokenAnsweredUnregisteredIsInvalidatedAfterOne410(engine: StoreEngine) async throws {
+        try await DeliveryHarness.run(engine) { harness in
             let fixture = try await harness.api { try await Fixture.make($0) }
             let id = AdventureID(fixture.adventureID)
             let store = harness.store
@@ -188,13 +188,15 @@ import Vocabulary
         }
     }
 
-    @Test func pushesLeftSendingByAStoppedProcessAreSentAtStart() async throws {
-        try await DeliveryHarness.run { harness in
+    @Test(arguments: StoreEngine.available) func pushesLeftSendingByAStoppedProcessAreSentAtStart(engine: StoreEngine) async throws {
+        try await DeliveryHarness.run(engine) { harness in
             let fixture = try await harness.api { try await Fixture.make($0) }
             let id = AdventureID(fixture.adventureID)
-            // A dispatcher claimed the starts, then the process died before sending.
-            let claimed = try await harness.store.claimOutbox(limit: 10, now: harness.clock.now)
+            // Another process's dispatcher claimed the starts, then it stopped before sending.
+            let stopped = try await harness.database.open()
+            let claimed = try await stopped.claimOutbox(limit: 10, now: harness.clock.now)
             #expect(claimed.count == 3)
+            await harness.database.stop(stopped)
 
             try await harness.withServices {
                 try await eventually("the interrupted starts") { try await harness.isSettled(id, at: 0) }
@@ -206,8 +208,8 @@ import Vocabulary
         }
     }
 
-    @Test func aGracefulShutdownDrainsTheOutboxFirst() async throws {
-        try await DeliveryHarness.run { harness in
+    @Test(arguments: StoreEngine.available) func aGracefulShutdownDrainsTheOutboxFirst(engine: StoreEngine) async throws {
+        try await DeliveryHarness.run(engine) { harness in
             // Slow answers: the shutdown comes while the starts are still on the wire.
             try harness.simulator.delayResponses(by: .milliseconds(300))
             let fixture = try await harness.api { try await Fixture.make($0) }

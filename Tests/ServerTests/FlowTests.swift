@@ -8,9 +8,9 @@ import Vocabulary
 
 /// The API from a player's sign-up to a game master's end, checked both in what
 /// it answers and in what the store then holds.
-@Suite struct FlowTests {
-    @Test func playersFormAPartyAndAGameMasterStartsTheirAdventure() async throws {
-        let server = try TestServer()
+@Suite(.closesStores) struct FlowTests {
+    @Test(arguments: StoreEngine.available) func playersFormAPartyAndAGameMasterStartsTheirAdventure(engine: StoreEngine) async throws {
+        let server = try await TestServer(engine: engine)
         let store = server.store
         try await server.test { api in
             // Players sign up; the key is handed out once and works as a bearer key.

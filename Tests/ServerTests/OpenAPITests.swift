@@ -7,8 +7,8 @@ import Testing
 @Suite struct OpenAPITests {
     static let sourceDocument = TestServer.repository.appendingPathComponent("Sources/Server/openapi.yaml")
 
-    @Test func everyRouteIsDocumentedAndEveryDocumentedRouteExists() throws {
-        let server = try TestServer()
+    @Test func everyRouteIsDocumentedAndEveryDocumentedRouteExists() async throws {
+        let server = try await TestServer()
         let served = Set(server.router().routes.map { "\($0.method.rawValue) \($0.path)" })
         let documented = Set(try OpenAPIPaths.operations(in: String(contentsOf: Self.sourceDocument, encoding: .utf8)))
         #expect(served.count >= 20, "the router lists its routes")
@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func theServerServesTheBundledDocument() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         let source = try String(contentsOf: Self.sourceDocument, encoding: .utf8)
         try await server.test { api in
             let reply = try await api.send(.get, "/openapi.yaml")

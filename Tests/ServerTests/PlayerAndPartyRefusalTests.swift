@@ -6,7 +6,7 @@ import Testing
 /// unknown ids for players, parties and tokens. Each refusal changes nothing stored.
 @Suite struct PlayerAndPartyRefusalTests {
     @Test func creatingAPlayer() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.test { api in
             let cases: [(String, String, String)] = [
                 ("name a number", #"{"name": 5}"#, "malformedJSON"),
@@ -25,7 +25,7 @@ import Testing
     }
 
     @Test func pickingHeroes() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.test { api in
             let fixture = try await Fixture.make(api)
             let uri = "/v1/players/me/heroes"
@@ -46,7 +46,7 @@ import Testing
     }
 
     @Test func creatingAParty() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.test { api in
             let fixture = try await Fixture.make(api)
             let cases: [(String, String, Int, String)] = [
@@ -64,7 +64,7 @@ import Testing
     }
 
     @Test func joiningAParty() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.test { api in
             let fixture = try await Fixture.make(api)
             let unknownCode = fixture.inviteCode == "22222222" ? "33333333" : "22222222"
@@ -88,7 +88,7 @@ import Testing
     }
 
     @Test func readingAndLeavingAParty() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.test { api in
             let fixture = try await Fixture.make(api)
             for method in [HTTPRequest.Method.get, .delete] {
@@ -105,7 +105,7 @@ import Testing
     }
 
     @Test func registeringAPushToStartToken() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.test { api in
             let fixture = try await Fixture.make(api)
             let own = "/v1/devices/\(fixture.bao.deviceID)/push-to-start-token"

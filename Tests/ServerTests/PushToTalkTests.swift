@@ -3,6 +3,7 @@ import APNsSimulator
 import Foundation
 import Server
 import Store
+import StoreTestSupport
 import Testing
 import Vocabulary
 
@@ -13,8 +14,8 @@ import Vocabulary
     static let tokens = [String(repeating: "a1", count: 16), String(repeating: "b2", count: 32), String(repeating: "c3", count: 100)]
     static let audio: [UInt8] = (0..<6000).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
 
-    @Test func membersTalkOneAtATimeAndTheAdventuresEndSendsThemAway() async throws {
-        try await DeliveryHarness.run { harness in
+    @Test(arguments: StoreEngine.available) func membersTalkOneAtATimeAndTheAdventuresEndSendsThemAway(engine: StoreEngine) async throws {
+        try await DeliveryHarness.run(engine) { harness in
             let fixture = try await harness.api { try await Fixture.make($0) }
             let channelPath = "/v1/parties/\(fixture.partyID)/channel"
 
@@ -90,8 +91,8 @@ import Vocabulary
         }
     }
 
-    @Test func onlyMembersMayJoinTalkOrListenAndBadUploadsAreRefused() async throws {
-        try await DeliveryHarness.run { harness in
+    @Test(arguments: StoreEngine.available) func onlyMembersMayJoinTalkOrListenAndBadUploadsAreRefused(engine: StoreEngine) async throws {
+        try await DeliveryHarness.run(engine) { harness in
             let fixture = try await harness.api { try await Fixture.make($0) }
             let channelPath = "/v1/parties/\(fixture.partyID)/channel"
             try await harness.api { api in
@@ -136,8 +137,8 @@ import Vocabulary
     }
 
     /// A member who leaves the party is sent off the channel; the others stay.
-    @Test func leavingThePartySendsOnlyThatMemberOffTheChannel() async throws {
-        try await DeliveryHarness.run { harness in
+    @Test(arguments: StoreEngine.available) func leavingThePartySendsOnlyThatMemberOffTheChannel(engine: StoreEngine) async throws {
+        try await DeliveryHarness.run(engine) { harness in
             let fixture = try await harness.api { try await Fixture.make($0) }
             let channelPath = "/v1/parties/\(fixture.partyID)/channel"
             try await harness.api { api in
@@ -160,8 +161,8 @@ import Vocabulary
         }
     }
 
-    @Test func audioIsDeletedAfterTheRetentionButTheRecordStays() async throws {
-        try await DeliveryHarness.run { harness in
+    @Test(arguments: StoreEngine.available) func audioIsDeletedAfterTheRetentionButTheRecordStays(engine: StoreEngine) async throws {
+        try await DeliveryHarness.run(engine) { harness in
             let fixture = try await harness.api { try await Fixture.make($0) }
             let channelPath = "/v1/parties/\(fixture.partyID)/channel"
             let id = try await harness.api { api in
@@ -185,8 +186,8 @@ import Vocabulary
 
     /// APNs says a member's Push To Talk token is no longer valid: it is dropped and
     /// that member gets nothing more until their app joins again.
-    @Test func anUnregisteredPushToTalkTokenIsDropped() async throws {
-        try await DeliveryHarness.run { harness in
+    @Test(arguments: StoreEngine.available) func anUnregisteredPushToTalkTokenIsDropped(engine: StoreEngine) async throws {
+        try await DeliveryHarness.run(engine) { harness in
             let fixture = try await harness.api { try await Fixture.make($0) }
             let channelPath = "/v1/parties/\(fixture.partyID)/channel"
             // APNs' timestamp is after the app registered the token: that registration is void.

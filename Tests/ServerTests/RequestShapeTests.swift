@@ -6,8 +6,8 @@ import Testing
 /// not the JSON expected, a body over the limit. Each refusal is the JSON error
 /// and leaves the database as it was.
 @Suite struct RequestShapeTests {
-    @Test func everyRouteHasASampleAndNoSampleIsStale() throws {
-        let served = Set(try TestServer().router().routes.map { "\($0.method.rawValue) \($0.path)" })
+    @Test func everyRouteHasASampleAndNoSampleIsStale() async throws {
+        let served = Set(try await TestServer().router().routes.map { "\($0.method.rawValue) \($0.path)" })
         let sampled = Set(RouteSample.all.map(\.route))
         #expect(served.subtracting(sampled).sorted() == [], "add a RouteSample for each new route")
         #expect(sampled.subtracting(served).sorted() == [])
@@ -16,7 +16,7 @@ import Testing
     @Test func theSamplesAreAcceptedFromTheRightCaller() async throws {
         // Otherwise a refusal in the tests below could come from a broken sample.
         for sample in RouteSample.all {
-            let server = try TestServer()
+            let server = try await TestServer()
             try await server.test { api in
                 // Starting needs a party with no adventure running; everything else needs one running.
                 var fixture = try await Fixture.make(api, startAdventure: sample.route != "POST /v1/gm/adventures")
@@ -30,7 +30,7 @@ import Testing
     }
 
     @Test func routesThatNeedAKeyRefuseNoneAWrongOneAndTheOtherKind() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.test { api in
             let fixture = try await Fixture.make(api)
             for sample in RouteSample.all where sample.caller != .anyone {
@@ -60,7 +60,7 @@ import Testing
     }
 
     @Test func bodiesThatAreNotTheExpectedJSONObjectAreRefused() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.test { api in
             let fixture = try await Fixture.make(api)
             let malformed = ["", "{", #"{"name": "x""#, "[]", "null", "42", #""text""#, "not json", "{}",
@@ -76,7 +76,7 @@ import Testing
     }
 
     @Test func bodiesOverTheLimitAreRefusedWith413() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.test { api in
             let fixture = try await Fixture.make(api)
             for sample in RouteSample.all where sample.takesJSON {
@@ -90,7 +90,7 @@ import Testing
     }
 
     @Test func aBodyJustUnderTheLimitIsRead() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.test { api in
             let padding = String(repeating: "x", count: 60 * 1024)
             let reply = try await api.send(.post, "/v1/players", body: #"{"padding": "\#(padding)", "name": "Big"}"#)
@@ -99,7 +99,7 @@ import Testing
     }
 
     @Test func unknownRoutesAndMethodsAnswerWithTheJSONError() async throws {
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.test { api in
             try await expectRefused(server, api, "unknown path", .get, "/v1/nothing-here", key: nil, status: 404, code: "notFound")
             try await expectRefused(server, api, "wrong method", .patch, "/v1/players", key: nil, body: #"{"name": "x"}"#,
@@ -109,7 +109,7 @@ import Testing
 
     @Test func theStoredBytesNoticeAnyWrite() async throws {
         // The "nothing stored changed" checks above rely on this.
-        let server = try TestServer()
+        let server = try await TestServer()
         try await server.test { api in
             let before = try server.storedBytes()
             #expect(try await api.send(.post, "/v1/players", body: #"{"name": "Ana"}"#).status == 201)

@@ -4,14 +4,15 @@ import Game
 import Replay
 import Server
 import Store
+import StoreTestSupport
 import Testing
 import Vocabulary
 
 /// An adventure the server played (API, ticker, dispatcher, store) replays as
 /// identical, from the database and from an exported session file.
 @Suite struct ServedAdventureReplayTests {
-    @Test func anAdventurePlayedByTheServerReplaysAsIdentical() async throws {
-        try await DeliveryHarness.run { harness in
+    @Test(arguments: StoreEngine.available) func anAdventurePlayedByTheServerReplaysAsIdentical(engine: StoreEngine) async throws {
+        try await DeliveryHarness.run(engine) { harness in
             let fixture = try await harness.api { try await Fixture.make($0) }
             let id = AdventureID(fixture.adventureID)
             let chae = fixture.chae

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Server
 import Store
+import StoreTestSupport
 import Testing
 
 /// One application over a real SQLite file in a scratch folder, with the shipped
@@ -29,15 +30,20 @@ struct TestServer {
     var store: any RangersStore { resources.store }
     var databasePath: String { configuration.databasePath }
 
-    init(maximumRequestBodyBytes: Int = ServerConfiguration.defaultMaximumRequestBodyBytes) throws {
+    /// On PostgreSQL, the store is closed when the test ends if its suite has `.closesStores`.
+    init(engine: StoreEngine = .sqlite,
+         maximumRequestBodyBytes: Int = ServerConfiguration.defaultMaximumRequestBodyBytes) async throws {
         Self.removeRootAtExit
         let directory = Self.root.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let databaseURL = engine == .postgres ? try await PostgresTestServer.shared.freshDatabaseURL() : nil
         configuration = ServerConfiguration(
             gameMasterKey: Self.gameMasterKey, databasePath: directory.appendingPathComponent("rangers.sqlite").path,
+            databaseURL: databaseURL,
             port: 0, contentDirectory: Self.contentDirectory, bundleID: Self.bundleID,
             maximumRequestBodyBytes: maximumRequestBodyBytes)
-        resources = try ServerResources.open(configuration, now: { TestServer.startTime })
+        resources = try await ServerResources.open(configuration, now: { TestServer.startTime })
+        OpenedStores.adopt(resources.store)
     }
 
     func router() -> Router<BasicRequestContext> { buildRouter(configuration, resources: resources) }

@@ -4,6 +4,7 @@ import Game
 import PushPolicy
 import Server
 import Store
+import StoreTestSupport
 import Testing
 import Vocabulary
 
@@ -11,8 +12,8 @@ import Vocabulary
     /// After a stop of twenty ticks, the missed ticks are all played, in order, at
     /// the game times they were due, not now; and two tickers racing over the same
     /// adventure (a slow one overtaken) store each tick once.
-    @Test func missedTicksArePlayedInOrderAndOnceEvenByTwoTickers() async throws {
-        try await DeliveryHarness.run { harness in
+    @Test(arguments: StoreEngine.available) func missedTicksArePlayedInOrderAndOnceEvenByTwoTickers(engine: StoreEngine) async throws {
+        try await DeliveryHarness.run(engine) { harness in
             let fixture = try await harness.api { try await Fixture.make($0) }
             let id = AdventureID(fixture.adventureID)
             let store = harness.store
@@ -72,8 +73,8 @@ extension TickerTests {
     /// An adventure whose heroes have left the content can't be played; with a batch
     /// of one, it would otherwise be first in line on every pass and no other
     /// adventure would ever tick.
-    @Test func anAdventureThatCannotBePlayedDoesNotHoldBackTheOthers() async throws {
-        try await DeliveryHarness.run { harness in
+    @Test(arguments: StoreEngine.available) func anAdventureThatCannotBePlayedDoesNotHoldBackTheOthers(engine: StoreEngine) async throws {
+        try await DeliveryHarness.run(engine) { harness in
             let fixture = try await harness.api { try await Fixture.make($0) }
             let blocked = AdventureID(fixture.adventureID)
             // A second party without Spouty, started later, so it is due after the first.
@@ -110,9 +111,9 @@ extension TickerTests {
     /// same pushes, for the same reasons, and leaves the same budgets stored, as
     /// with a new ticker on every tick that reads everything from the store; a
     /// potion and a dismissed activity on the way reach both.
-    @Test func aTickerHoldingAdventuresDecidesAsOneReadingEverythingFromTheStore() async throws {
+    @Test(arguments: StoreEngine.available) func aTickerHoldingAdventuresDecidesAsOneReadingEverythingFromTheStore(engine: StoreEngine) async throws {
         func play(freshTickerEachTick: Bool) async throws -> (pushes: [String], ledgers: [ActivityID: BudgetLedger]) {
-            return try await DeliveryHarness.run { harness in
+            return try await DeliveryHarness.run(engine) { harness in
                 let fixture = try await harness.api { try await Fixture.make($0) }
                 let id = AdventureID(fixture.adventureID)
                 let store = harness.store

@@ -88,6 +88,11 @@ public final class OpenedStores: @unchecked Sendable {
 
     func add(_ store: PostgresStore) { lock.withLock { stores.append(store) } }
 
+    /// Closes `store` with the others when the test ends, if it needs closing.
+    public static func adopt(_ store: any RangersStore) {
+        if let store = store as? PostgresStore { current?.add(store) }
+    }
+
     func closeAll() async {
         for store in lock.withLock({ stores }) { await store.close() }
     }

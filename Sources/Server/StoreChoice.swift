@@ -1,0 +1,70 @@
+import Foundation
+import Logging
+import Store
+import StorePostgres
+import StoreSQLite
+
+/// Which store the server keeps everything in: a SQLite file (the embedded
+/// default, nothing to run beside it) or a PostgreSQL database (what a studio
+/// runs in production, and what several nodes share).
+public enum StoreChoice: Sendable, Hashable, CustomStringConvertible {
+    case sqlite(path: String)
+    /// `postgres://user:password@host:port/database`.
+    case postgres(url: String)
+
+    /// The configuration setting that names this store, for messages.
+    public var setting: String {
+        switch self {
+        case .sqlite: "databasePath"
+        case .postgres: "databaseURL"
+        }
+    }
+
+    /// Where the store is, never with the password: safe to log.
+    public var description: String {
+        switch self {
+        case .sqlite(let path): path
+        case .postgres(let url): (try? PostgresLocation(url: url).description) ?? "postgres://…"
+        }
+    }
+
+    /// What is wrong with the setting itself, before anything is opened.
+    var problem: ConfigurationProblem? {
+        switch self {
+        case .sqlite(let path):
+            guard path.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
+            return ConfigurationProblem(setting: setting, message: "must name a file")
+        case .postgres(let url):
+            do {
+                _ = try PostgresLocation(url: url)
+                return nil
+            } catch {
+                return ConfigurationProblem(setting: setting, message: error.description)
+            }
+        }
+    }
+
+    /// Opens the store, bringing its schema up to date. A store that cannot be
+    /// opened (no file, no server, a wrong password, no such database) is a
+    /// configuration problem naming this setting; its message holds no password.
+    public func open(logger: Logger = Logger(label: "rangers.store")) async throws(InvalidConfiguration) -> any RangersStore {
+        do {
+            switch self {
+            case .sqlite(let path):
+                return try SQLiteStore(path: path)
+            case .postgres(let url):
+                return try await PostgresStore.open(try PostgresLocation(url: url), logger: logger)
+            }
+        } catch let error as PostgresStoreError {
+            throw InvalidConfiguration(problems: [ConfigurationProblem(setting: setting, message: error.description)])
+        } catch {
+            throw InvalidConfiguration(problems: [ConfigurationProblem(setting: setting, message: "cannot open '\(self)': \(error)")])
+        }
+    }
+
+    /// Lets go of a store `open` opened: a PostgreSQL node says it stopped (its
+    /// claimed pushes are free for other nodes at once) and closes its connections.
+    public static func close(_ store: any RangersStore) async {
+        await (store as? PostgresStore)?.close()
+    }
+}
