@@ -84,6 +84,12 @@ public final class PostgresStore: RangersStore {
             """, logger: logger)
     }
 
+    /// Stops renewing the heartbeat without saying the node stopped, as a process
+    /// that hangs or is killed does: for the tests of what other nodes then do.
+    func stopBeating() async {
+        await beating.stop()
+    }
+
     private func keepBeating() async {
         while !Task.isCancelled {
             try? await Task.sleep(for: liveness / 3)
