@@ -49,7 +49,7 @@ public actor PostgresTestServer {
                  "--encoding=UTF8", "--no-sync"], asPostgres: asPostgres)
         try run(binaries.appendingPathComponent("pg_ctl").path,
                 ["-D", data.path, "-l", directory.appendingPathComponent("server.log").path, "-w", "-t", "60",
-                 "-o", "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200",
+                 "-o", "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200 -c shared_preload_libraries=pg_stat_statements",
                  "start"], asPostgres: asPostgres)
         ServerStop.register(pgCtl: binaries.appendingPathComponent("pg_ctl").path, data: data.path, asPostgres: asPostgres,
                             directory: directory.path)

@@ -1,0 +1,67 @@
+import Foundation
+import Game
+import PushPolicy
+import Store
+import StorePostgres
+import StoreTestSupport
+import Testing
+import Vocabulary
+
+/// A batch of ticks costs a fixed number of statements, whatever it holds:
+/// counted by the server itself (`pg_stat_statements`).
+@Suite(.enabled(if: PostgresTestServer.isAvailable, Comment(rawValue: PostgresTestServer.skipped)), .closesStores)
+struct PostgresRoundTripTests {
+    /// Statements this database ran since the last reset, the heartbeat's left out.
+    func statements(_ database: TestDatabase) async throws -> Int {
+        let rows = try await database.rows(sqlite: "", postgres: """
+            SELECT COALESCE(SUM(calls), 0)::text FROM pg_stat_statements
+            WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+              AND query NOT LIKE '%pg_stat_statements%' AND query NOT LIKE '%INTO node%'
+            """)
+        return Int(rows.first?.first.flatMap { $0 } ?? "") ?? -1
+    }
+
+    func reset(_ database: TestDatabase) async throws {
+        _ = try await database.rows(sqlite: "", postgres: "SELECT pg_stat_statements_reset()::text")
+    }
+
+    /// `count` adventures at tick 0, each with three activities, a potion queued,
+    /// and its tick 1 computed: events, the potion, a push and a budget per activity.
+    func ticks(_ count: Int, in store: any RangersStore) async throws -> [TickRecord] {
+        var records: [TickRecord] = []
+        for seed in 0..<count {
+            let trio = try await Trio.make(in: store)
+            let adventure = try await trio.startAdventure(seed: UInt64(seed))
+            let activities = try await trio.registerActivities(for: adventure.id)
+            let potion = try await store.enqueueCommand(.usePotion(player: trio.players[1].id, hero: trio.heroes[1]),
+                                                        for: adventure.id)
+            let (state, events) = try trio.game(seed: UInt64(seed)).tick(adventure.state, commands: [potion.command])
+            var ledger = BudgetLedger()
+            ledger.lastPushAt = 1_002
+            records.append(TickRecord(adventure: adventure.id, tick: 1, state: state, events: events,
+                                      appliedCommandIDs: [potion.id], outbox: activities.map { update($0, tick: 1) },
+                                      ledgers: Dictionary(uniqueKeysWithValues: activities.map { ($0, ledger) })))
+        }
+        return records
+    }
+
+    @Test func aBatchOfTicksCostsTheSameStatementsWhateverItHolds() async throws {
+        let database = try await StoreEngine.postgres.database()
+        _ = try await database.rows(sqlite: "", postgres: "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+        let store = try await database.open()
+        let one = try await ticks(1, in: store)
+        let many = try await ticks(25, in: store)
+        #expect(many.map(\.events.count).reduce(0, +) > 25 && many.map(\.outbox.count).reduce(0, +) == 75)
+
+        try await reset(database)
+        #expect(try await store.recordTicks(one).allSatisfy { (try? $0.get()) != nil })
+        let forOne = try await statements(database)
+        try await reset(database)
+        #expect(try await store.recordTicks(many).allSatisfy { (try? $0.get()) != nil })
+        let forMany = try await statements(database)
+        // BEGIN, the commands' and budgets' checks, the fenced update, events,
+        // commands, superseding, pushes, budgets, COMMIT.
+        #expect(forOne == forMany)
+        #expect(forMany <= 12, "\(forMany) statements for a batch of 25 ticks")
+    }
+}
