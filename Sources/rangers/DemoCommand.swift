@@ -59,7 +59,7 @@ struct DemoCommand: AsyncParsableCommand {
         do {
             resources = try await ServerResources.open(configuration, now: { clock.now })
         } catch let error as InvalidConfiguration {
-            throw UsageError("\(error)")
+            throw UsageError(error)
         }
         let chosenRoute = try route.map(RouteID.init) ?? Self.firstRoute(of: resources)
         guard resources.content.game.route(chosenRoute) != nil else {

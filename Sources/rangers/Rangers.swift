@@ -1,6 +1,7 @@
 import ArgumentParser
 import Catalog
 import Foundation
+import Server
 
 @main
 struct Rangers: AsyncParsableCommand {
@@ -37,6 +38,20 @@ struct Rangers: AsyncParsableCommand {
 struct UsageError: Error {
     var message: String
     init(_ message: String) { self.message = message }
+
+    /// One line per unusable setting, each saying where the setting comes from.
+    init(_ error: InvalidConfiguration) {
+        let sources = [
+            "gameMasterKey": "$RANGERS_GAME_MASTER_KEY", "databasePath": "--db or $RANGERS_DB",
+            "databaseURL": "--database or $RANGERS_DATABASE_URL", "host": "--host or $RANGERS_HOST",
+            "port": "--port or $RANGERS_PORT", "bundleID": "--bundle-id or $RANGERS_BUNDLE_ID",
+            "contentDirectory": "--content or $RANGERS_CONTENT", "pushPolicy": "$RANGERS_POLICY_*",
+            "pushToTalk.audioRetention": "$RANGERS_PTT_AUDIO_RETENTION",
+        ]
+        message = error.problems.map { problem in
+            sources[problem.setting].map { "\(problem.setting) (\($0)): \(problem.message)" } ?? problem.description
+        }.joined(separator: "\n")
+    }
 
     /// A `--language` must be one the string catalog is written in.
     static func requireCatalogLanguage(_ language: String) throws(UsageError) {

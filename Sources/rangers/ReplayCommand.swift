@@ -84,7 +84,7 @@ struct SessionSourceOptions: ParsableArguments {
         do {
             store = try await choice.open()
         } catch {
-            throw UsageError("\(error)")
+            throw UsageError(error)
         }
         do {
             let record = try await store.record(of: AdventureID(id), includingOutbox: withPushes)

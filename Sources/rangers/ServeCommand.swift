@@ -61,8 +61,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             resources = try await ServerResources.open(configuration)
         } catch let error as InvalidConfiguration {
-            throw UsageError("\(error)\n(gameMasterKey is $RANGERS_GAME_MASTER_KEY; databaseURL is --database or $RANGERS_DATABASE_URL; "
-                + "pushToTalk.audioRetention is $RANGERS_PTT_AUDIO_RETENTION)")
+            throw UsageError(error)
         }
 
         let mode = apns ?? environment["RANGERS_APNS"] ?? "simulator"

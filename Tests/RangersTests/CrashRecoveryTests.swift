@@ -2,21 +2,18 @@ import Catalog
 import Foundation
 import Game
 import Store
-import StoreSQLite
+import StoreTestSupport
 import Testing
 import Vocabulary
 
 /// `rangers serve` killed with SIGKILL in the middle of an adventure and started
 /// again on the same database: nothing committed is lost, nothing is played twice,
 /// and the adventure ends exactly as an uninterrupted run with the same inputs.
-@Suite struct CrashRecoveryTests {
+@Suite(.closesStores) struct CrashRecoveryTests {
     static let gameMasterKey = "fedcba9876543210fedcba9876543210"
 
-    @Test func aServerKilledMidAdventureGoesOnFromItsLastCommittedTick() async throws {
-        let database = FileManager.default.temporaryDirectory.appendingPathComponent("crash-\(UUID().uuidString).sqlite")
-        defer {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database.path + suffix) }
-        }
+    @Test(arguments: StoreEngine.available) func aServerKilledMidAdventureGoesOnFromItsLastCommittedTick(engine: StoreEngine) async throws {
+        let database = try await engine.database()
         let port = 20_000 + Int.random(in: 0..<20_000)
         let api = HTTP(base: "http://127.0.0.1:\(port)")
 
@@ -52,7 +49,7 @@ import Vocabulary
             try await api.json("GET", "/v1/adventures/\(id)", key: Self.gameMasterKey)["lastTick"] as? Int ?? 0 >= 5
         }
         server.kill()
-        let store = try SQLiteStore(path: database.path)
+        let store = try await database.open()
         let adventureID = AdventureID(id)
         let atKill = try await store.adventure(adventureID)
         let eventsAtKill = try await store.events(of: adventureID)
@@ -62,6 +59,8 @@ import Vocabulary
         try await Task.sleep(for: .seconds(3))
         server = try await ServeProcess.start(database: database, port: port, gameMasterKey: Self.gameMasterKey, api: api)
         defer { server.kill() }
+        // The killed process's claims go back once it is seen to be gone: at once on
+        // SQLite (one process per file), when its heartbeat lapses on PostgreSQL.
         try await api.waitFor("the adventure's end and every push sent", within: .seconds(60)) {
             let adventure = try await store.adventure(adventureID)
             let outbox = try await store.outbox(of: adventureID)
@@ -96,5 +95,11 @@ import Vocabulary
         }
         let log = try await store.pushLog(of: adventureID)
         #expect(Set(log.map(\.outbox)) == Set(outbox.filter { $0.state == .sent }.map(\.id)))
+
+        // And `rangers replay` reads it back from the same store and finds it identical.
+        let storeOption = engine == .sqlite ? ["--db", database.location] : ["--database", database.location]
+        let replay = try await RangersProcess.run(["replay", id] + storeOption)
+        #expect(replay.status == 0, "\(replay.stderr)")
+        #expect(replay.stdout.hasPrefix("identical: "), "\(replay.stdout)")
     }
 }

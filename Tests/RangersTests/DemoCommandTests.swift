@@ -1,17 +1,18 @@
 import Foundation
 import Store
-import StoreSQLite
+import StoreTestSupport
 import Testing
 import Vocabulary
 
 /// `rangers demo` as a new user runs it: one command, a whole adventure, exit 0.
-@Suite struct DemoCommandTests {
-    @Test func theDemoPlaysAnAdventureOverHTTPAndShowsEveryPush() async throws {
-        let database = FileManager.default.temporaryDirectory.appendingPathComponent("demo-\(UUID().uuidString).sqlite")
-        defer {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: database.path + suffix) }
-        }
-        let demo = try await RangersProcess.run(["demo", "--db", database.path, "--speed", "10", "--seed", "11"])
+@Suite(.closesStores) struct DemoCommandTests {
+    /// On PostgreSQL the URL comes from the environment, as the demo's replay hint says.
+    @Test(arguments: StoreEngine.available) func theDemoPlaysAnAdventureOverHTTPAndShowsEveryPush(engine: StoreEngine) async throws {
+        let database = try await engine.database()
+        let (storeOption, environment) = engine == .sqlite
+            ? (["--db", database.location], [String: String]())
+            : ([String](), ["RANGERS_DATABASE_URL": database.location])
+        let demo = try await RangersProcess.run(["demo", "--speed", "10", "--seed", "11"] + storeOption, environment: environment)
         #expect(demo.status == 0, "\(demo.stderr)")
         let output = demo.stdout
         #expect(output.contains("signs up with 🐼 Power Panda"))
@@ -24,7 +25,7 @@ import Vocabulary
         #expect(!output.contains("\u{1B}["), "no progress line when the output is not a terminal")
 
         // What the demo reported is what the database holds.
-        let store = try SQLiteStore(path: database.path)
+        let store = try await database.open()
         let adventureID = try #require(output.firstMatch(of: /🏁 Adventure (\S+):/)?.1)
         let adventure = try await store.adventure(AdventureID(String(adventureID)))
         #expect(adventure.status != .running)
@@ -32,10 +33,12 @@ import Vocabulary
         #expect(output.contains("Pushes delivered: \(log.count { $0.status == 200 })"))
         #expect(log.count { $0.tick == 0 } == 3, "a push-to-start for each of the three phones")
         #expect(Set(log.filter { ($0.tick ?? 0) > 0 }.map(\.target)).count == 3, "three Live Activities updated")
-        #expect(output.contains("rangers replay \(adventureID) --db \(database.path)"))
+        let hint = engine == .sqlite ? "--db \(database.location)" : "--database \"$RANGERS_DATABASE_URL\""
+        #expect(output.contains("rangers replay \(adventureID) \(hint)"))
+        #expect(engine == .sqlite || !output.contains(PostgresTestServer.password), "the password shows")
 
         // And the replay it points to finds the adventure identical.
-        let replay = try await RangersProcess.run(["replay", String(adventureID), "--db", database.path])
+        let replay = try await RangersProcess.run(["replay", String(adventureID)] + (engine == .sqlite ? storeOption : ["--database", database.location]))
         #expect(replay.status == 0, "\(replay.stdout)\(replay.stderr)")
         #expect(replay.stdout.contains("identical"))
     }

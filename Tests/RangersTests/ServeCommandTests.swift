@@ -1,4 +1,5 @@
 import Foundation
+import StoreTestSupport
 import Testing
 
 /// `rangers serve` as a process: it refuses bad settings by name, and otherwise
@@ -15,7 +16,7 @@ import Testing
         let short = try await RangersProcess.run(["serve", "--db", database.path, "--port", "0"],
                                                  environment: ["RANGERS_GAME_MASTER_KEY": "short"])
         #expect(short.status == 2)
-        #expect(short.stderr.contains("gameMasterKey: must be at least 32 characters"))
+        #expect(short.stderr.contains("gameMasterKey ($RANGERS_GAME_MASTER_KEY): must be at least 32 characters"))
         #expect(!short.stderr.contains("short\n"))
         let port = try await RangersProcess.run(["serve", "--db", database.path], environment: [
             "RANGERS_GAME_MASTER_KEY": Self.gameMasterKey, "RANGERS_PORT": "eighty"])
@@ -28,8 +29,7 @@ import Testing
     }
 
     @Test func servesHTTPAndStopsOnSIGTERM() async throws {
-        let database = scratchDatabase()
-        defer { try? FileManager.default.removeItem(at: database) }
+        let database = try await StoreEngine.sqlite.database()
         let port = 20_000 + Int.random(in: 0..<20_000)
         let api = HTTP(base: "http://127.0.0.1:\(port)")
         let server = try await ServeProcess.start(database: database, port: port, gameMasterKey: Self.gameMasterKey, api: api)

@@ -2,18 +2,27 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import StoreTestSupport
 
 /// One `rangers serve` process (with the APNs simulator inside it), started and
 /// waited for until it answers `/healthz`.
 struct ServeProcess {
     let process: Process
 
-    static func start(database: URL, port: Int, gameMasterKey: String, api: HTTP) async throws -> ServeProcess {
+    /// A SQLite database is named with `--db`; a PostgreSQL one with
+    /// `RANGERS_DATABASE_URL`, as a studio keeps its password out of the process list.
+    static func start(database: TestDatabase, port: Int, gameMasterKey: String, api: HTTP) async throws -> ServeProcess {
         let process = Process()
         process.executableURL = RangersProcess.executable
-        process.arguments = ["serve", "--db", database.path, "--port", String(port)]
+        var environment = ProcessInfo.processInfo.environment.merging(["RANGERS_GAME_MASTER_KEY": gameMasterKey]) { $1 }
+        environment["RANGERS_DATABASE_URL"] = nil
+        process.arguments = ["serve", "--port", String(port)]
+        switch database.engine {
+        case .sqlite: process.arguments! += ["--db", database.location]
+        case .postgres: environment["RANGERS_DATABASE_URL"] = database.location
+        }
         process.currentDirectoryURL = RangersProcess.repositoryRoot
-        process.environment = ProcessInfo.processInfo.environment.merging(["RANGERS_GAME_MASTER_KEY": gameMasterKey]) { $1 }
+        process.environment = environment
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
