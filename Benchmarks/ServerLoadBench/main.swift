@@ -1,13 +1,15 @@
 // The server under load: N running adventures of 3 heroes at a one-second tick,
 // each hero's player with a Live Activity, played by the real Ticker and sent by
-// the real Dispatcher through libcurl to the APNs simulator, over one SQLite file.
+// the real Dispatcher through libcurl to the APNs simulator, over one SQLite file
+// or, with --database, a PostgreSQL database (`Benchmarks/server-load.sh` runs both).
 //
 //   swift run -c release ServerLoadBench [--adventures 10000] [--seconds 60] [--warm-up 10] [--tick-interval 1]
-//                                        [--batch-size 500] [--ticker-only]
+//                                        [--batch-size 500] [--ticker-only] [--database postgres://…]
 //
 // Prints how late ticks are stored after their game time (p50/p99/max), ticks and
 // pushes per second against what the load asks for, the process's CPU (the
-// simulator runs in the same process, so its share is included) and memory.
+// simulator runs in the same process, so its share is included), PostgreSQL's
+// (every `postgres` process's, from /proc) and memory.
 import APNs
 import APNsCurl
 import APNsSimulator
@@ -30,6 +32,8 @@ struct Options {
     var batchSize = Ticker.Settings().batchSize
     /// Without the dispatcher: what the ticker and the store alone keep up with.
     var tickerOnly = false
+    /// A PostgreSQL database to run on instead of a SQLite file; it should be empty.
+    var databaseURL: String?
 
     static func parse() throws -> Options {
         var options = Options()
@@ -37,6 +41,11 @@ struct Options {
         while let argument = arguments.next() {
             if argument == "--ticker-only" {
                 options.tickerOnly = true
+                continue
+            }
+            if argument == "--database" {
+                guard let url = arguments.next() else { throw BenchError("--database needs a postgres:// URL") }
+                options.databaseURL = url
                 continue
             }
             guard let text = arguments.next(), let value = Int(text), value > 0 else {
@@ -80,7 +89,7 @@ try FileManager.default.createDirectory(at: directory, withIntermediateDirectori
 defer { try? FileManager.default.removeItem(at: directory) }
 let configuration = ServerConfiguration(
     gameMasterKey: String(repeating: "k", count: 32), databasePath: directory.appendingPathComponent("load.sqlite").path,
-    port: 0, contentDirectory: URL(fileURLWithPath: "Content", isDirectory: true))
+    databaseURL: options.databaseURL, port: 0, contentDirectory: URL(fileURLWithPath: "Content", isDirectory: true))
 let resources = try await ServerResources.open(configuration)
 let store = resources.store
 let content = resources.content
@@ -111,38 +120,50 @@ let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: serv
 let plannedStart = Int(Date().timeIntervalSince1970) + 5 + options.adventures * 15 / 1000
 func setUpAdventures() async throws {
     let setupStart = ContinuousClock.now
-    print("setting up \(options.adventures) adventures of \(heroes.count) heroes …")
-    for index in 0..<options.adventures {
-        var players: [PlayerID] = []
-        for hero in heroes {
-            let player = try await store.createPlayer(name: "p\(index)-\(hero.rawValue)").player.id
-            _ = try await store.pickHeroes([hero], for: player)
-            players.append(player)
+    print("setting up \(options.adventures) adventures of \(heroes.count) heroes on \(configuration.store) …")
+    // Four at a time: PostgreSQL waits for each commit's flush, and parallel
+    // transactions share those waits; SQLite queues them behind its one writer.
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        for worker in 0..<4 {
+            group.addTask {
+                for index in stride(from: worker, to: options.adventures, by: 4) { try await setUpAdventure(index) }
+            }
         }
-        let party = try await store.createParty(name: "party \(index)", by: players[0], hero: heroes[0])
-        for (player, hero) in zip(players.dropFirst(), heroes.dropFirst()) {
-            _ = try await store.joinParty(inviteCode: party.inviteCode.rawValue, player: player, hero: hero)
-        }
-        let roster = zip(players, heroes).map { PartyMember(player: $0, hero: $1) }
-        let setup = AdventureSetup(route: route, party: roster, tickInterval: options.tickInterval, timeLimit: AdventureSetup.longestTimeLimit,
-                                   seed: UInt64(index))
-        let adventure = try Adventure(setup: setup, content: content.game)
-        let stored = try await store.startAdventure(party: party.id, setup: setup, state: adventure.start(),
-                                                    startedAt: plannedStart, contentVersion: content.version,
-                                                    outbox: [])
-        for (slot, member) in roster.enumerated() {
-            let token = try PushToken(hex: String(format: "%08x%02x", index, slot) + String(repeating: "ab", count: 27))
-            _ = try await store.registerLiveActivity(activityID: ActivityID("a\(index)-\(slot)"), player: member.player,
-                                                     adventure: stored.id, hero: member.hero, token: token,
-                                                     frequentUpdates: slot == 0, locale: "en-US")
-        }
+        try await group.waitForAll()
     }
     print("set up in \(ContinuousClock.now - setupStart)")
+}
+
+func setUpAdventure(_ index: Int) async throws {
+    var players: [PlayerID] = []
+    for hero in heroes {
+        let player = try await store.createPlayer(name: "p\(index)-\(hero.rawValue)").player.id
+        _ = try await store.pickHeroes([hero], for: player)
+        players.append(player)
+    }
+    let party = try await store.createParty(name: "party \(index)", by: players[0], hero: heroes[0])
+    for (player, hero) in zip(players.dropFirst(), heroes.dropFirst()) {
+        _ = try await store.joinParty(inviteCode: party.inviteCode.rawValue, player: player, hero: hero)
+    }
+    let roster = zip(players, heroes).map { PartyMember(player: $0, hero: $1) }
+    let setup = AdventureSetup(route: route, party: roster, tickInterval: options.tickInterval, timeLimit: AdventureSetup.longestTimeLimit,
+                               seed: UInt64(index))
+    let adventure = try Adventure(setup: setup, content: content.game)
+    let stored = try await store.startAdventure(party: party.id, setup: setup, state: adventure.start(),
+                                                startedAt: plannedStart, contentVersion: content.version,
+                                                outbox: [])
+    for (slot, member) in roster.enumerated() {
+        let token = try PushToken(hex: String(format: "%08x%02x", index, slot) + String(repeating: "ab", count: 27))
+        _ = try await store.registerLiveActivity(activityID: ActivityID("a\(index)-\(slot)"), player: member.player,
+                                                 adventure: stored.id, hero: member.hero, token: token,
+                                                 frequentUpdates: slot == 0, locale: "en-US")
+    }
 }
 
 struct Sample {
     var at: ContinuousClock.Instant
     var cpu: Double
+    var postgresCPU: Double
     var ticks: Int
     var pushes: Int
 }
@@ -151,7 +172,25 @@ func sample() -> Sample {
     getrusage(RUSAGE_SELF.rawValue, &usage)
     let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
         + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1_000_000
-    return Sample(at: .now, cpu: cpu, ticks: lags.count, pushes: simulator.acceptedCount)
+    return Sample(at: .now, cpu: cpu, postgresCPU: postgresCPUSeconds(), ticks: lags.count, pushes: simulator.acceptedCount)
+}
+
+/// User and system CPU of every process named `postgres` (the server and its
+/// backends), from /proc/<pid>/stat: fields 14 and 15, in clock ticks.
+func postgresCPUSeconds() -> Double {
+    let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
+    let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.filter { $0.allSatisfy(\.isNumber) } ?? []
+    var total = 0.0
+    for pid in pids {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")"),
+              stat[stat.index(after: open)..<close] == "postgres" else { continue }
+        // After the name: state is field 3, so utime (14) and stime (15) are the 12th and 13th.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
+        total += (user + system) / ticksPerSecond
+    }
+    return total
 }
 func memory(_ field: String) -> String {
     let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
@@ -183,12 +222,13 @@ try await withThrowingTaskGroup(of: Void.self) { tasks in
         ticks stored      \(String(format: "%.0f", Double(last.ticks - first.ticks) / wall))/s of \(options.adventures / options.tickInterval)/s due
         tick lag          p50 \(percentile(0.5)) · p99 \(percentile(0.99)) · max \(lag.last.map { String(format: "%.0f ms", $0) } ?? "-")
         pushes delivered  \(String(format: "%.0f", Double(last.pushes - first.pushes) / wall))/s
-        CPU               \(String(format: "%.2f", (last.cpu - first.cpu) / wall)) cores (ticker, dispatcher, SQLite and the simulator)
+        CPU               \(String(format: "%.2f", (last.cpu - first.cpu) / wall)) cores (ticker, dispatcher, \(options.databaseURL == nil ? "SQLite and " : "")the simulator)\(options.databaseURL == nil ? "" : String(format: "\nPostgreSQL CPU    %.2f cores (every postgres process)", (last.postgresCPU - first.postgresCPU) / wall))
         memory            \(memory("VmRSS")) resident, \(memory("VmHWM")) peak
         """)
 }
 await apns.shutdown()
 try await simulator.shutdown()
+await resources.close()
 
 /// Keeps every tick's lag (`rangers_tick_lag_seconds`); other metrics are dropped.
 final class LagRecorder: MetricsFactory, @unchecked Sendable {
