@@ -33,6 +33,14 @@ public enum StoredValueLimits {
         return locale
     }
 
+    /// An id the app made for its activity or device: 1…`longestClientID` bytes.
+    /// `kind` names it in the refusal ("an activity id").
+    public static func checkClientID(_ id: String, kind: String) throws(StoreError) {
+        guard !id.isEmpty, id.utf8.count <= longestClientID else {
+            throw .invalid("\(kind) is 1…\(longestClientID) characters")
+        }
+    }
+
     /// What an adventure must be to be stored at its start: a setup the game can
     /// play (party size, times), a running state at tick 0, a plausible start time
     /// (unix seconds of this century; far larger would overflow tick times), and

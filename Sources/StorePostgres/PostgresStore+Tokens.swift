@@ -10,9 +10,7 @@ extension PostgresStore {
                                      token: PushToken, frequentUpdates: Bool, locale: String,
                                      at now: Date) async throws -> LiveActivity {
         let locale = try StoredValueLimits.checkedLocale(locale)
-        guard !activityID.rawValue.isEmpty, activityID.rawValue.utf8.count <= StoredValueLimits.longestClientID else {
-            throw StoreError.invalid("an activity id is 1…\(StoredValueLimits.longestClientID) characters")
-        }
+        try StoredValueLimits.checkClientID(activityID.rawValue, kind: "an activity id")
         return try await transaction { connection in
             // FOR SHARE: the adventure cannot end (a tick takes its row FOR UPDATE)
             // between the check that it runs and the new activity's commit.
@@ -75,9 +73,7 @@ extension PostgresStore {
     public func registerPushToStartToken(deviceID: DeviceID, player: PlayerID, token: PushToken, locale: String,
                                          at now: Date) async throws -> Device {
         let locale = try StoredValueLimits.checkedLocale(locale)
-        guard !deviceID.rawValue.isEmpty, deviceID.rawValue.utf8.count <= StoredValueLimits.longestClientID else {
-            throw StoreError.invalid("a device id is 1…\(StoredValueLimits.longestClientID) characters")
-        }
+        try StoredValueLimits.checkClientID(deviceID.rawValue, kind: "a device id")
         return try await transaction { connection in
             try await requirePlayer(player, lock: "FOR SHARE", connection)
             // One statement: the upsert updates only the owner's row, so of two players

@@ -17,9 +17,7 @@ extension SQLiteStore {
         frequentUpdates: Bool, locale: String, at now: Date
     ) async throws -> LiveActivity {
         let locale = try StoredValueLimits.checkedLocale(locale)
-        guard !activityID.rawValue.isEmpty, activityID.rawValue.utf8.count <= StoredValueLimits.longestClientID else {
-            throw StoreError.invalid("an activity id is 1…\(StoredValueLimits.longestClientID) characters")
-        }
+        try StoredValueLimits.checkClientID(activityID.rawValue, kind: "an activity id")
         return try await write { db in
             let stored = try Self.requireAdventure(adventure, db)
             guard stored.roster.contains(PartyMember(player: player, hero: hero)) else {
@@ -85,9 +83,7 @@ extension SQLiteStore {
     public func registerPushToStartToken(deviceID: DeviceID, player: PlayerID, token: PushToken, locale: String,
                                          at now: Date) async throws -> Device {
         let locale = try StoredValueLimits.checkedLocale(locale)
-        guard !deviceID.rawValue.isEmpty, deviceID.rawValue.utf8.count <= StoredValueLimits.longestClientID else {
-            throw StoreError.invalid("a device id is 1…\(StoredValueLimits.longestClientID) characters")
-        }
+        try StoredValueLimits.checkClientID(deviceID.rawValue, kind: "a device id")
         // Every app sends this at each launch: cached statements, not the query
         // interface, which built and prepared the upsert's SQL on every request.
         return try await write { db in
