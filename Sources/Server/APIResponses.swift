@@ -267,4 +267,7 @@ struct PushesView: Codable {
 struct HealthView: Codable {
     var status: String
     var migrations: Int
+    var node: String
+    var adventuresHeld: Int
+    var liveNodes: Int
 }

@@ -22,6 +22,8 @@ public struct ServerResources: Sendable {
     public let now: @Sendable () -> Date
     /// Whether pushes reach APNs: the dispatcher tells, the channel API reports.
     public let deliveryHealth: DeliveryHealth
+    /// How many adventures this node's ticker holds: the ticker tells, `/healthz` reports.
+    public let adventuresHeld = AdventuresHeld()
 
     public init(store: any RangersStore, content: LoadedContent, metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
                 now: @escaping @Sendable () -> Date = Date.init) {
@@ -105,6 +107,7 @@ struct RangersAPI: Sendable {
     let now: @Sendable () -> Date
     let auth: Authenticator
     let deliveryHealth: DeliveryHealth
+    let adventuresHeld: AdventuresHeld
 
     init(configuration: ServerConfiguration, resources: ServerResources) {
         self.configuration = configuration
@@ -113,6 +116,7 @@ struct RangersAPI: Sendable {
         metrics = resources.metrics
         now = resources.now
         deliveryHealth = resources.deliveryHealth
+        adventuresHeld = resources.adventuresHeld
         auth = Authenticator(store: resources.store, gameMasterKey: configuration.gameMasterKey)
     }
 

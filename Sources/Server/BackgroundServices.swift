@@ -19,6 +19,6 @@ public func backgroundServices(
                    metrics: resources.metricsFactory, health: resources.deliveryHealth),
         Ticker(store: resources.store, content: resources.content, policy: configuration.pushPolicy,
                bundleID: configuration.bundleID, settings: ticker, now: resources.now,
-               metrics: resources.metricsFactory),
+               metrics: resources.metricsFactory, held: resources.adventuresHeld),
     ]
 }

@@ -11,10 +11,18 @@ import Vocabulary
 /// store invalidates it at once), retry later (rescheduled with backoff), or
 /// rejected.
 ///
-/// Delivery is at least once: a row is marked `sending` before it goes out, and at
-/// start whatever a stopped process left `sending` is queued again. On graceful
-/// shutdown it keeps sending until the outbox is empty or `drainTime` has passed,
-/// then stops; whatever is left is sent by the next start.
+/// Delivery is at least once: a row is marked `sending` by this node before it
+/// goes out, and whatever a stopped node left `sending` is queued again (at start
+/// and every `abandonedClaimCheck`). On graceful shutdown it keeps sending until
+/// the outbox is empty or `drainTime` has passed, then stops; whatever is left is
+/// sent by the next start. Where other nodes share the outbox, it only finishes
+/// the pushes it claimed and leaves the rest to them.
+///
+/// An idle dispatcher looks at the outbox every `idleWait` (a short poll) rather
+/// than waiting for PostgreSQL's `LISTEN/NOTIFY`: a push queued by another node
+/// waits at most that long (250 ms, a quarter of the shortest tick), the look is
+/// one indexed read, and there is no dedicated connection to keep subscribed
+/// through reconnects and failovers.
 public struct Dispatcher: Service {
     public struct Settings: Sendable {
         /// Pushes claimed and not yet answered. Each batch of answers and claims is
@@ -84,6 +92,9 @@ public struct Dispatcher: Service {
             var timerRunning = false
             var answers: [PushResult] = []
             var drainDeadline: ContinuousClock.Instant?
+            // Draining where other nodes share the outbox: they send what is
+            // pending, so this one only finishes what it has claimed.
+            var leavingTheRestToOthers = false
             var storeFailed = false
             // Each write waits its turn behind the ticker's commits, so answers are
             // recorded and the next pushes claimed together, in batches: when all
@@ -96,7 +107,9 @@ public struct Dispatcher: Service {
                 if drainDeadline == nil, Task.isShuttingDownGracefully {
                     drainDeadline = .now + settings.drainTime
                     health.stopping(at: now())
-                    logger.info("draining the outbox before stopping")
+                    leavingTheRestToOthers = ((try? await store.liveNodes()) ?? 1) > 1
+                    logger.info(leavingTheRestToOthers ? "finishing the pushes this node claimed before stopping"
+                                                       : "draining the outbox before stopping")
                 }
                 if let deadline = drainDeadline {
                     if ContinuousClock.now >= deadline {
@@ -106,7 +119,10 @@ public struct Dispatcher: Service {
                         group.cancelAll()
                         break
                     }
-                    if inFlight == 0, answers.isEmpty, (try? await store.pendingOutboxCount()) == 0 { break }
+                    if inFlight == 0, answers.isEmpty {
+                        if leavingTheRestToOthers { break }
+                        if (try? await store.pendingOutboxCount()) == 0 { break }
+                    }
                 }
                 if Task.isCancelled { group.cancelAll(); break }
 
@@ -116,7 +132,7 @@ public struct Dispatcher: Service {
                     storeFailed = false
                     do {
                         let (refusals, claimed) = try await store.recordAndClaim(
-                            answers, limit: settings.maximumInFlight - inFlight, now: now())
+                            answers, limit: leavingTheRestToOthers ? 0 : settings.maximumInFlight - inFlight, now: now())
                         report(refusals, of: answers)
                         answers.removeAll(keepingCapacity: true)
                         for push in claimed {

@@ -1,22 +1,33 @@
 import Foundation
 import Hummingbird
+import Metrics
+import Prometheus
 
 extension RangersAPI {
     /// Healthy when the database answers a read. A failing disk or a locked file
-    /// shows as 503, which a load balancer takes as "not now" rather than "broken request".
+    /// shows as 503, which a load balancer takes as "not now" rather than "broken
+    /// request". Says which node this is, what it holds and how many it sees.
     func health() async throws -> Response {
         do {
             let migrations = try await store.appliedMigrations()
-            return try JSONCoding.response(HealthView(status: "ok", migrations: migrations.count))
+            return try JSONCoding.response(HealthView(
+                status: "ok", migrations: migrations.count, node: store.node, adventuresHeld: adventuresHeld.count,
+                liveNodes: try await store.liveNodes()))
         } catch {
             throw APIError(.serviceUnavailable, "unavailable", "the database does not answer")
         }
     }
 
-    /// Prometheus text exposition of this application's registry.
-    func metricsText() -> Response {
-        Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                 body: .init(byteBuffer: ByteBuffer(bytes: metrics.emitToBuffer())))
+    /// Prometheus text exposition of this application's registry, with the node's
+    /// id and the live nodes it sees read at the scrape.
+    func metricsText() async -> Response {
+        let factory = PrometheusMetricsFactory(registry: metrics)
+        Gauge(label: "rangers_node_info", dimensions: [("node", store.node)], factory: factory).record(1)
+        if let live = try? await store.liveNodes() {
+            Gauge(label: "rangers_live_nodes", factory: factory).record(live)
+        }
+        return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: metrics.emitToBuffer())))
     }
 
     func openAPIDocument() throws -> Response {

@@ -80,7 +80,7 @@ extension RangersAPI {
 
         // Operations
         router.get("/healthz") { _, _ in try await health() }
-        router.get("/metrics") { _, _ in metricsText() }
+        router.get("/metrics") { _, _ in await metricsText() }
         router.get("/openapi.yaml") { _, _ in try openAPIDocument() }
     }
 }

@@ -86,6 +86,16 @@ final class RunningAdventures: @unchecked Sendable {
         lock.withLock { pipelines[adventure] != nil }
     }
 
+    /// Lets go of every adventure not in `held` (its lease was lost or given up);
+    /// returns how many are held now.
+    func keepOnly(_ held: HeldAdventures) -> Int {
+        lock.withLock {
+            for id in entries.keys where !held.contains(id) { forgetLocked(id) }
+            for id in pipelines.keys where !held.contains(id) { forgetLocked(id) }
+            return entries.count
+        }
+    }
+
     func forget(_ adventure: AdventureID) {
         lock.withLock { forgetLocked(adventure) }
     }
@@ -103,5 +113,18 @@ final class RunningAdventures: @unchecked Sendable {
             failures[adventure] = error
             return true
         }
+    }
+}
+
+/// How many adventures this node's ticker holds, for `/healthz`.
+public final class AdventuresHeld: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+
+    public init() {}
+
+    public var count: Int {
+        get { lock.withLock { value } }
+        set { lock.withLock { value = newValue } }
     }
 }

@@ -13,6 +13,12 @@ public struct ServerConfiguration: Sendable {
     /// A PostgreSQL database (`postgres://user:password@host:port/name`) to use
     /// instead of the SQLite file. It holds a password: never printed.
     public var databaseURL: String?
+    /// This process's id among the nodes sharing a PostgreSQL store; generated when nil.
+    public var nodeID: String?
+    /// How long a node's heartbeat and its leases on adventures last without
+    /// renewal (PostgreSQL): a node that dies is taken over after this. An
+    /// adventure's lease is never shorter than two of its tick intervals.
+    public var leaseSeconds: Int
     public var host: String
     /// 0 lets the system pick a free port (for tests and the demo).
     public var port: Int
@@ -37,6 +43,8 @@ public struct ServerConfiguration: Sendable {
         gameMasterKey: String,
         databasePath: String = SQLiteStore.defaultPath,
         databaseURL: String? = nil,
+        nodeID: String? = nil,
+        leaseSeconds: Int = 5,
         host: String = "127.0.0.1",
         port: Int = 8080,
         contentDirectory: URL = URL(fileURLWithPath: "Content", isDirectory: true),
@@ -48,6 +56,8 @@ public struct ServerConfiguration: Sendable {
         self.gameMasterKey = gameMasterKey
         self.databasePath = databasePath
         self.databaseURL = databaseURL
+        self.nodeID = nodeID
+        self.leaseSeconds = leaseSeconds
         self.host = host
         self.port = port
         self.contentDirectory = contentDirectory
@@ -59,7 +69,7 @@ public struct ServerConfiguration: Sendable {
 
     /// The store these settings name: PostgreSQL when `databaseURL` is set, else the SQLite file.
     public var store: StoreChoice {
-        databaseURL.map { .postgres(url: $0) } ?? .sqlite(path: databasePath)
+        databaseURL.map { .postgres(url: $0, node: nodeID, lease: .seconds(leaseSeconds)) } ?? .sqlite(path: databasePath)
     }
 
     /// The `apns-topic` of Live Activity pushes (updates, ends and push-to-start).
@@ -75,6 +85,12 @@ public struct ServerConfiguration: Sendable {
             if !ok { problems.append(ConfigurationProblem(setting: setting, message: message)) }
         }
         if let problem = store.problem { problems.append(problem) }
+        if let nodeID {
+            require(!nodeID.isEmpty && nodeID.count <= 64 && nodeID.unicodeScalars.allSatisfy {
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0))
+            }, "nodeID", "must be 1…64 letters, digits, '.', '_' or '-'")
+        }
+        require((1...300).contains(leaseSeconds), "leaseSeconds", "must be 1…300 seconds, not \(leaseSeconds)")
         require(!host.isEmpty && !host.contains(where: \.isWhitespace), "host",
                 "must be a host name or address, like 127.0.0.1 or 0.0.0.0")
         require((0...65535).contains(port), "port", "must be 0…65535, not \(port)")

@@ -9,8 +9,10 @@ import StoreSQLite
 /// runs in production, and what several nodes share).
 public enum StoreChoice: Sendable, Hashable, CustomStringConvertible {
     case sqlite(path: String)
-    /// `postgres://user:password@host:port/database`.
-    case postgres(url: String)
+    /// `postgres://user:password@host:port/database`; `node` is this process's id
+    /// among those sharing it (generated when nil), `lease` how long its heartbeat
+    /// and leases last without renewal.
+    case postgres(url: String, node: String? = nil, lease: Duration = .seconds(5))
 
     /// The configuration setting that names this store, for messages.
     public var setting: String {
@@ -24,7 +26,7 @@ public enum StoreChoice: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .sqlite(let path): path
-        case .postgres(let url): (try? PostgresLocation(url: url).description) ?? "postgres://…"
+        case .postgres(let url, _, _): (try? PostgresLocation(url: url).description) ?? "postgres://…"
         }
     }
 
@@ -34,7 +36,7 @@ public enum StoreChoice: Sendable, Hashable, CustomStringConvertible {
         case .sqlite(let path):
             guard path.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
             return ConfigurationProblem(setting: setting, message: "must name a file")
-        case .postgres(let url):
+        case .postgres(let url, _, _):
             do {
                 _ = try PostgresLocation(url: url)
                 return nil
@@ -52,8 +54,9 @@ public enum StoreChoice: Sendable, Hashable, CustomStringConvertible {
             switch self {
             case .sqlite(let path):
                 return try SQLiteStore(path: path)
-            case .postgres(let url):
-                return try await PostgresStore.open(try PostgresLocation(url: url), logger: logger)
+            case .postgres(let url, let node, let lease):
+                return try await PostgresStore.open(try PostgresLocation(url: url), node: node ?? UUID().uuidString.lowercased(),
+                                                    lease: lease, logger: logger)
             }
         } catch let error as PostgresStoreError {
             throw InvalidConfiguration(problems: [ConfigurationProblem(setting: setting, message: error.description)])

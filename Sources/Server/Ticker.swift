@@ -54,10 +54,12 @@ public struct Ticker: Service {
     private let logger: Logger
     private let metrics: any MetricsFactory
     private let running = RunningAdventures()
+    private let held: AdventuresHeld
 
     public init(store: any RangersStore, content: LoadedContent, policy: PushPolicyConfiguration, bundleID: String,
                 leaveChannelPushes: Bool = true, settings: Settings = Settings(), now: @escaping @Sendable () -> Date = Date.init,
-                logger: Logger = Logger(label: "rangers.ticker"), metrics: any MetricsFactory = MetricsSystem.factory) {
+                logger: Logger = Logger(label: "rangers.ticker"), metrics: any MetricsFactory = MetricsSystem.factory,
+                held: AdventuresHeld = AdventuresHeld()) {
         self.store = store
         self.content = content
         self.policy = policy
@@ -67,6 +69,7 @@ public struct Ticker: Service {
         self.now = now
         self.logger = logger
         self.metrics = metrics
+        self.held = held
     }
 
     public func run() async throws {
@@ -77,6 +80,7 @@ public struct Ticker: Service {
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
             let second: Int
             do {
+                try await renewLeases()
                 let storing = computed
                 async let stored = commit(storing)
                 let next = try await computeBatch(skipping: Set(storing?.records.map(\.adventure) ?? []))
@@ -100,9 +104,23 @@ public struct Ticker: Service {
                 break
             }
         }
-        // Ticks already computed are stored rather than computed again at the next start.
+        // Ticks already computed are stored rather than computed again at the next
+        // start; then other nodes may take this one's adventures at once.
         if let computed { _ = try? await commit(computed) }
+        do { try await store.releaseLeases() } catch {
+            logger.error("cannot give up the leases; they run out by themselves", metadata: ["error": "\(error)"])
+        }
+        held.count = 0
         logger.info("ticker stopped")
+    }
+
+    /// Keeps this node's leases and forgets the adventures it no longer holds:
+    /// another node took them (this one stalled past its lease) or they were
+    /// given up for a node that joined.
+    private func renewLeases() async throws {
+        let count = running.keepOnly(try await store.renewLeases())
+        held.count = count
+        Gauge(label: "rangers_adventures_held", factory: metrics).record(count)
     }
 
     /// Plays the next tick of up to one batch of due adventures and stores them in

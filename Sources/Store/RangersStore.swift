@@ -19,6 +19,11 @@ public protocol RangersStore: PlayerStore, PartyStore, TokenStore, AdventureStor
 {
     /// The schema versions this store has applied, oldest first (for `/healthz`).
     func appliedMigrations() async throws -> [String]
+    /// This process among those that share the store: its claims and leases carry it.
+    var node: String { get }
+    /// The processes using the store now, this one included: always 1 for a store
+    /// one process owns.
+    func liveNodes() async throws -> Int
 }
 
 public protocol PlayerStore: Sendable {
@@ -107,18 +112,31 @@ public protocol AdventureStore: Sendable {
 
 public protocol TickStore: Sendable {
     /// Running adventures whose next tick is due by `second`, most overdue first,
-    /// from one snapshot, leaving out `skipping`. `isKnown(id, lastTick)` and
+    /// from one snapshot, leaving out `skipping`. Where several nodes share the
+    /// store, only those this node holds a lease on: it first takes due adventures
+    /// that no live node holds, each taken by one node whatever takes at once, up
+    /// to its fair share (running adventures ÷ live nodes, plus a margin). `isKnown(id, lastTick)` and
     /// `hasLedger(id, activity)` say what the caller holds already; that is not read.
     func dueAdventures(at second: Int, limit: Int, skipping: Set<AdventureID>,
                        isKnown: @escaping @Sendable (AdventureID, Int) -> Bool,
                        hasLedger: @escaping @Sendable (AdventureID, ActivityID) -> Bool) async throws -> [DueAdventure]
     /// Stores many adventures' ticks, each all or nothing: its state, events, the
     /// commands it applied, its pushes and its activities' budgets. A tick is
-    /// stored once: only if the stored `lastTick` is the one before it, whatever
-    /// stores at the same moment; otherwise that one is refused (a conflict) and
-    /// the others are stored. Returns, in order, each tick's result.
+    /// stored once: only if the stored `lastTick` is the one before it and no
+    /// other live node holds the adventure's lease, whatever stores at the same
+    /// moment; otherwise that one is refused (a conflict) and the others are
+    /// stored. Storing a tick keeps (or takes) the lease. Returns, in order, each
+    /// tick's result.
     @discardableResult
     func recordTicks(_ records: [TickRecord], at now: Date) async throws -> [Result<StoredTick, StoreError>]
+    /// Renews this node's leases and returns the adventures it holds now. One it
+    /// held before and does not now was taken by another node (this one stalled
+    /// past its lease) or given up to spread the load over more nodes: the caller
+    /// forgets it. A store one process owns holds every adventure.
+    func renewLeases() async throws -> HeldAdventures
+    /// Gives up every lease this node holds, at once (a graceful stop): other
+    /// nodes take its adventures at their next pass, not after the expiry.
+    func releaseLeases() async throws
     /// Puts off an adventure's next tick (it cannot be played now) to `second`.
     func postponeTicks(of adventure: AdventureID, until second: Int) async throws
     /// When the earliest running adventure's next tick is due (unix seconds).

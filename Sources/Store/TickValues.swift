@@ -75,6 +75,20 @@ public struct TickRecord: Sendable {
     }
 }
 
+/// The adventures a node holds leases on.
+public enum HeldAdventures: Hashable, Sendable {
+    /// Every adventure: the store is one process's.
+    case all
+    case only(Set<AdventureID>)
+
+    public func contains(_ adventure: AdventureID) -> Bool {
+        switch self {
+        case .all: true
+        case .only(let held): held.contains(adventure)
+        }
+    }
+}
+
 /// Where a stored tick left its adventure.
 public struct StoredTick: Hashable, Sendable {
     public var lastTick: Int

@@ -12,6 +12,24 @@ enum PostgresSchema {
     static let migrations = [
         Migration(name: "v1", statements: v1),
         Migration(name: "v2-node", statements: v2Node),
+        Migration(name: "v3-leases", statements: v3Leases),
+    ]
+
+    /// Several nodes share the adventures: each plays only those it holds a lease
+    /// on, and every stored tick is logged once with the node that stored it.
+    private static let v3Leases = [
+        "ALTER TABLE adventure ADD COLUMN lease_holder TEXT",
+        "ALTER TABLE adventure ADD COLUMN lease_until TIMESTAMPTZ",
+        "CREATE INDEX adventure_by_lease_holder ON adventure(lease_holder) WHERE status = 'running'",
+        """
+        CREATE TABLE tick_log (
+            adventure TEXT NOT NULL REFERENCES adventure(id),
+            tick INTEGER NOT NULL CHECK (tick > 0),
+            node TEXT NOT NULL,
+            stored_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp(),
+            PRIMARY KEY (adventure, tick)
+        )
+        """,
     ]
 
     /// Each open store is a node with a heartbeat. A push claimed by a node whose

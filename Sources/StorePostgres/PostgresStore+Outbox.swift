@@ -18,7 +18,7 @@ extension PostgresStore {
     }
 
     /// Claims are marked with this node; a node whose heartbeat lapsed has stopped
-    /// (the heartbeat is renewed every third of `liveness`), so its claims go back.
+    /// (the heartbeat is renewed every third of `lease`), so its claims go back.
     /// A live node's claims are never taken, however old.
     public func recoverInterruptedSends() async throws -> Int {
         try await client.query("""

@@ -11,10 +11,13 @@ extension PostgresStore {
     /// over arrays (`UNNEST`). A tick refused by a check leaves the others stored.
     ///
     /// A tick is stored once by a fenced update: the adventure's row changes only
-    /// `WHERE last_tick = tick − 1 AND status = 'running'`. Of two transactions
-    /// storing the same tick at once, the second waits for the first's row lock,
-    /// re-reads the row under READ COMMITTED, finds `last_tick` moved, and changes
-    /// nothing: its tick is refused.
+    /// `WHERE last_tick = tick − 1 AND status = 'running'` and no other node holds
+    /// a lease on it that has not run out. Of two transactions storing the same
+    /// tick at once, the second waits for the first's row lock, re-reads the row
+    /// under READ COMMITTED, finds `last_tick` moved, and changes nothing: its
+    /// tick is refused. A node that stalled past its lease finds the adventure
+    /// held by another. Storing a tick renews this node's lease on it, and each
+    /// stored tick is logged once (`tick_log`'s key) with the node that stored it.
     public func recordTicks(_ records: [TickRecord], at now: Date) async throws -> [Result<StoredTick, StoreError>] {
         var results = [Result<StoredTick, StoreError>?](repeating: nil, count: records.count)
         for (index, record) in records.enumerated() {
@@ -108,11 +111,15 @@ extension PostgresStore {
             for (id, party, nextTickAt) in try await connection.query("""
                 UPDATE adventure SET state = t.state, status = t.status, last_tick = t.tick,
                     next_tick_at = CASE WHEN t.status = 'running' THEN adventure.started_at + (t.tick + 1) * adventure.tick_interval END,
-                    ended_at = CASE WHEN t.status = 'running' THEN NULL ELSE adventure.started_at + t.tick * adventure.tick_interval END
+                    ended_at = CASE WHEN t.status = 'running' THEN NULL ELSE adventure.started_at + t.tick * adventure.tick_interval END,
+                    lease_holder = CASE WHEN t.status = 'running' THEN \(node) END,
+                    lease_until = CASE WHEN t.status = 'running'
+                        THEN now() + make_interval(secs => greatest(\(leaseSeconds), 2 * adventure.tick_interval)) END
                 FROM UNNEST(\(records.map(\.adventure.rawValue))::text[], \(records.map(\.tick))::int8[],
                             \(records.map(\.stateText))::text[], \(records.map(\.state.status.rawValue))::text[])
                      AS t(id, tick, state, status)
                 WHERE adventure.id = t.id AND adventure.last_tick = t.tick - 1 AND adventure.status = 'running'
+                  AND (adventure.lease_holder IS NULL OR adventure.lease_holder = \(node) OR adventure.lease_until <= now())
                 RETURNING adventure.id, adventure.party, adventure.next_tick_at
                 """, logger: logger).decodeAll((String, String, Int?).self) {
                 stored[id] = (party, nextTickAt)
@@ -142,6 +149,10 @@ extension PostgresStore {
     /// Events, applied commands, pushes and budgets of ticks the fence let through:
     /// one statement each.
     private func storeContents(of records: [TickRecord], at now: Date, _ connection: PostgresConnection) async throws {
+        try await connection.query("""
+            INSERT INTO tick_log (adventure, tick, node)
+            SELECT id, tick, \(node) FROM UNNEST(\(records.map(\.adventure.rawValue))::text[], \(records.map(\.tick))::int8[]) AS t(id, tick)
+            """, logger: logger)
         let events = records.flatMap { record in
             record.eventTexts.enumerated().map { (record.adventure.rawValue, record.tick, $0.offset, $0.element) }
         }
@@ -179,15 +190,19 @@ extension PostgresStore {
                               _ connection: PostgresConnection) async throws -> [(Int, StoreError)] {
         guard !ticks.isEmpty else { return [] }
         let rows = Dictionary(uniqueKeysWithValues: try await connection.query("""
-            SELECT id, status, last_tick FROM adventure WHERE id = ANY(\(ticks.map(\.1.adventure.rawValue)))
-            """, logger: logger).decodeAll((String, String, Int).self).map { ($0.0, ($0.1, $0.2)) })
+            SELECT id, status, last_tick, CASE WHEN lease_until > now() THEN lease_holder END
+            FROM adventure WHERE id = ANY(\(ticks.map(\.1.adventure.rawValue)))
+            """, logger: logger).decodeAll((String, String, Int, String?).self).map { ($0.0, ($0.1, $0.2, $0.3)) })
         return ticks.map { index, record in
             let adventure = record.adventure
-            guard let (status, lastTick) = rows[adventure.rawValue] else {
+            guard let (status, lastTick, holder) = rows[adventure.rawValue] else {
                 return (index, .notFound("adventure", id: adventure.rawValue))
             }
             guard status == AdventureStatus.running.rawValue else {
                 return (index, .conflict("adventure \(adventure) has ended (\(status)); tick \(record.tick) cannot follow"))
+            }
+            if let holder, holder != node, lastTick == record.tick - 1 {
+                return (index, .conflict("adventure \(adventure) is held by node \(holder); this node's lease on it ran out"))
             }
             return (index, .conflict("adventure \(adventure) is at tick \(lastTick); tick \(record.tick) cannot be stored after it"))
         }

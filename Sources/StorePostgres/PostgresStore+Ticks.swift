@@ -9,9 +9,11 @@ extension PostgresStore {
     public func dueAdventures(at second: Int, limit: Int, skipping: Set<AdventureID>,
                               isKnown: @escaping @Sendable (AdventureID, Int) -> Bool,
                               hasLedger: @escaping @Sendable (AdventureID, ActivityID) -> Bool) async throws -> [DueAdventure] {
-        try await snapshot { connection in
+        try await takeLeases(dueBy: second)
+        return try await snapshot { connection in
             let due = try await connection.query("""
-                SELECT id, last_tick FROM adventure WHERE status = 'running' AND next_tick_at <= \(second)
+                SELECT id, last_tick FROM adventure
+                WHERE status = 'running' AND next_tick_at <= \(second) AND lease_holder = \(node)
                 ORDER BY next_tick_at, id LIMIT \(max(0, limit) + skipping.count)
                 """, logger: logger).decodeAll((String, Int).self)
                 .filter { !skipping.contains(AdventureID($0.0)) }.prefix(max(0, limit))

@@ -14,17 +14,20 @@ public final class PostgresStore: RangersStore {
     /// This process among those sharing the database: it marks the pushes this
     /// store claims, and its heartbeat says it is still running.
     public let node: String
-    /// How long a heartbeat keeps the node alive; it is renewed every third of it.
-    public let liveness: Duration
+    /// How long the node's heartbeat, and its leases on adventures, last without
+    /// renewal: a node that stops is taken over after this. The heartbeat is
+    /// renewed every third of it; an adventure's lease is never shorter than two
+    /// of its tick intervals.
+    public let lease: Duration
     let client: PostgresClient
     let logger: Logger
     private let running: Task<Void, Never>
     private let beating: LockedTask
 
-    private init(location: PostgresLocation, node: String, liveness: Duration, client: PostgresClient, logger: Logger) {
+    private init(location: PostgresLocation, node: String, lease: Duration, client: PostgresClient, logger: Logger) {
         self.location = location
         self.node = node
-        self.liveness = liveness
+        self.lease = lease
         self.client = client
         self.logger = logger
         running = Task { await client.run() }
@@ -35,10 +38,10 @@ public final class PostgresStore: RangersStore {
     /// connection (so each mistake is reported plainly, not retried by the pool in
     /// the background), then brings the schema up to date.
     public static func open(_ location: PostgresLocation, node: String = UUID().uuidString.lowercased(),
-                            liveness: Duration = .seconds(10),
+                            lease: Duration = PostgresStore.defaultLease,
                             logger: Logger = Logger(label: "rangers.store.postgres")) async throws -> PostgresStore {
         try await probe(location, logger: logger)
-        let store = PostgresStore(location: location, node: node, liveness: max(liveness, .seconds(1)),
+        let store = PostgresStore(location: location, node: node, lease: max(lease, .seconds(1)),
                                   client: PostgresClient(configuration: try clientConfiguration(location), backgroundLogger: logger),
                                   logger: logger)
         do {
@@ -57,11 +60,20 @@ public final class PostgresStore: RangersStore {
         return store
     }
 
-    /// Says the node stopped (its claims are free at once), then stops the
-    /// connection pool; operations after this fail.
+    public static let defaultLease: Duration = .seconds(5)
+
+    /// The lease as PostgreSQL's `make_interval(secs => …)` takes it.
+    var leaseSeconds: Double {
+        Double(lease.components.seconds) + Double(lease.components.attoseconds) / 1e18
+    }
+
+    /// Says the node stopped and gives up its leases (its claims and adventures
+    /// are free for other nodes at once), then stops the connection pool;
+    /// operations after this fail.
     public func close() async {
         await beating.stop()
         do {
+            try await releaseLeases()
             try await client.query("""
                 UPDATE node SET alive_until = now(), stopped_at = now() WHERE id = \(node)
                 """, logger: logger)
@@ -77,9 +89,8 @@ public final class PostgresStore: RangersStore {
     /// Registers or renews this node's heartbeat, in the database's clock: every
     /// node compares against the same one.
     func beat() async throws {
-        let seconds = Double(liveness.components.seconds) + Double(liveness.components.attoseconds) / 1e18
         try await client.query("""
-            INSERT INTO node (id, started_at, alive_until) VALUES (\(node), now(), now() + make_interval(secs => \(seconds)))
+            INSERT INTO node (id, started_at, alive_until) VALUES (\(node), now(), now() + make_interval(secs => \(leaseSeconds)))
             ON CONFLICT (id) DO UPDATE SET alive_until = excluded.alive_until, stopped_at = NULL
             """, logger: logger)
     }
@@ -92,7 +103,7 @@ public final class PostgresStore: RangersStore {
 
     private func keepBeating() async {
         while !Task.isCancelled {
-            try? await Task.sleep(for: liveness / 3)
+            try? await Task.sleep(for: lease / 3)
             guard !Task.isCancelled else { return }
             do { try await beat() } catch {
                 logger.warning("cannot renew the node's heartbeat", metadata: ["error": "\(Self.reason(of: error))"])

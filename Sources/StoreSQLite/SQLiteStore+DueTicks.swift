@@ -55,6 +55,16 @@ extension SQLiteStore {
         }
     }
 
+    /// One process writes a SQLite file: it holds every adventure, and there is
+    /// no lease to renew or give up.
+    public func renewLeases() async throws -> HeldAdventures { .all }
+
+    public func releaseLeases() async throws {}
+
+    public var node: String { claimant }
+
+    public func liveNodes() async throws -> Int { 1 }
+
     /// When the earliest running adventure's next tick is due (unix seconds).
     public func nextTickDue() async throws -> Int? {
         try await read { db in

@@ -24,6 +24,12 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var database: DatabaseOptions
 
+    @Option(help: "This node's id among those sharing a PostgreSQL database (or $RANGERS_NODE_ID; default: generated).")
+    var nodeID: String?
+
+    @Option(help: "Seconds a node's heartbeat and adventure leases last without renewal, on PostgreSQL (or $RANGERS_LEASE_SECONDS; default 5).")
+    var leaseSeconds: Int?
+
     @Option(help: "The address to listen on (or $RANGERS_HOST).")
     var host: String?
 
@@ -48,9 +54,14 @@ struct ServeCommand: AsyncParsableCommand {
             pushToTalk.audioRetention = .seconds(try DurationText.seconds(parsing: retention))
         }
         let (databasePath, databaseURL) = try database.settings(defaultPath: "rangers.sqlite")
+        let leaseText = leaseSeconds.map(String.init) ?? environment["RANGERS_LEASE_SECONDS"] ?? "5"
+        guard let lease = Int(leaseText) else {
+            throw UsageError("leaseSeconds (--lease-seconds or $RANGERS_LEASE_SECONDS): '\(leaseText)' is not a number")
+        }
         let configuration = ServerConfiguration(
             gameMasterKey: environment["RANGERS_GAME_MASTER_KEY"] ?? "",
             databasePath: databasePath, databaseURL: databaseURL,
+            nodeID: nodeID ?? environment["RANGERS_NODE_ID"], leaseSeconds: lease,
             host: host ?? environment["RANGERS_HOST"] ?? "127.0.0.1",
             port: port,
             contentDirectory: content.directory,
@@ -88,7 +99,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration, resources: resources,
             services: backgroundServices(configuration, resources: resources, apns: client),
             onListening: { port in
-                print("Listening on http://\(configuration.host):\(port) (database \(configuration.store))")
+                print("Listening on http://\(configuration.host):\(port) (database \(configuration.store), node \(resources.store.node))")
                 fflush(nil)
             })
         try await app.runService()

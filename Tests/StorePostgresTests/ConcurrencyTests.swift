@@ -12,10 +12,10 @@ import Vocabulary
 @Suite(.enabled(if: PostgresTestServer.isAvailable, Comment(rawValue: PostgresTestServer.skipped)), .closesStores)
 struct PostgresConcurrencyTests {
     /// Two nodes on one fresh database.
-    func twoNodes(liveness: Duration = .seconds(10)) async throws -> (TestDatabase, PostgresStore, PostgresStore) {
+    func twoNodes(lease: Duration = .seconds(10)) async throws -> (TestDatabase, PostgresStore, PostgresStore) {
         let database = try await StoreEngine.postgres.database()
-        let first = try await database.open(liveness: liveness) as! PostgresStore
-        let second = try await database.open(liveness: liveness) as! PostgresStore
+        let first = try await database.open(lease: lease) as! PostgresStore
+        let second = try await database.open(lease: lease) as! PostgresStore
         return (database, first, second)
     }
 
@@ -109,7 +109,7 @@ struct PostgresConcurrencyTests {
     /// takes; once it stops beating (killed, hung), another node sends them again,
     /// and the first node's late answer is refused.
     @Test func claimsOfALiveNodeAreNeverTakenButADeadNodesAre() async throws {
-        let (_, a, b) = try await twoNodes(liveness: .seconds(1))
+        let (_, a, b) = try await twoNodes(lease: .seconds(1))
         let trio = try await Trio.make(in: a)
         let adventure = try await trio.startAdventure()
         let activities = try await trio.registerActivities(for: adventure.id)

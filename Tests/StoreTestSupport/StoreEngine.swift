@@ -43,13 +43,13 @@ public struct TestDatabase: Sendable {
     /// The SQLite file's path, or the PostgreSQL URL.
     public let location: String
 
-    /// `liveness` is how long a PostgreSQL store's heartbeat keeps its claims.
-    public func open(liveness: Duration = .seconds(10)) async throws -> any RangersStore {
+    /// `lease` is how long a PostgreSQL store's heartbeat keeps its claims.
+    public func open(lease: Duration = .seconds(10)) async throws -> any RangersStore {
         switch engine {
         case .sqlite:
             return try SQLiteStore(path: location)
         case .postgres:
-            let store = try await PostgresStore.open(try PostgresLocation(url: location), liveness: liveness)
+            let store = try await PostgresStore.open(try PostgresLocation(url: location), lease: lease)
             OpenedStores.current?.add(store)
             return store
         }

@@ -1,0 +1,79 @@
+import Foundation
+import PostgresNIO
+import Store
+import Vocabulary
+
+// Several nodes share the running adventures through leases on their rows: a node
+// plays only the adventures it holds (`adventure.lease_holder`, until
+// `lease_until`, in the database's clock). No leader and no consensus of our own:
+// row locks and the fenced tick update are the coordination.
+extension PostgresStore {
+    public func liveNodes() async throws -> Int {
+        try await client.query("SELECT COUNT(*) FROM node WHERE alive_until > now()", logger: logger).decodeOne(Int.self)
+    }
+
+    /// Renews, in one statement, the leases that are past half their time (a tick
+    /// stored renews its adventure's lease too, so at a short tick this touches
+    /// nothing), and reads what this node holds. Then, if it holds more than its
+    /// fair share (another node has joined), gives the excess up for others to take.
+    public func renewLeases() async throws -> HeldAdventures {
+        try await transaction { connection in
+            var held = try await connection.query("""
+                WITH renewed AS (
+                    UPDATE adventure SET lease_until = now() + make_interval(secs => greatest(\(leaseSeconds), 2 * tick_interval))
+                    WHERE status = 'running' AND lease_holder = \(node) AND lease_until > now()
+                      AND lease_until < now() + make_interval(secs => greatest(\(leaseSeconds), 2 * tick_interval) / 2)
+                    RETURNING id)
+                SELECT id FROM adventure WHERE status = 'running' AND lease_holder = \(node) AND lease_until > now() ORDER BY id
+                """, logger: logger).decodeAll(String.self)
+            let share = try await fairShare(connection)
+            if held.count > share {
+                let excess = Array(held.suffix(held.count - share))
+                held.removeLast(excess.count)
+                try await connection.query("""
+                    UPDATE adventure SET lease_holder = NULL, lease_until = NULL
+                    WHERE id = ANY(\(excess)) AND lease_holder = \(node)
+                    """, logger: logger)
+            }
+            return .only(Set(held.map(AdventureID.init)))
+        }
+    }
+
+    public func releaseLeases() async throws {
+        try await client.query("""
+            UPDATE adventure SET lease_holder = NULL, lease_until = NULL WHERE lease_holder = \(node)
+            """, logger: logger)
+    }
+
+    /// Takes due adventures that no live node holds (never leased, given up, or
+    /// their holder's lease ran out), up to this node's fair share.
+    /// `FOR UPDATE SKIP LOCKED`: of nodes taking at once, each adventure goes to
+    /// one; the rows another node is taking are passed over, not waited for.
+    func takeLeases(dueBy second: Int) async throws {
+        try await transaction { connection in
+            let held = try await connection.query("""
+                SELECT COUNT(*) FROM adventure WHERE status = 'running' AND lease_holder = \(node) AND lease_until > now()
+                """, logger: logger).decodeOne(Int.self)
+            let room = try await fairShare(connection) - held
+            guard room > 0 else { return }
+            try await connection.query("""
+                UPDATE adventure SET lease_holder = \(node),
+                    lease_until = now() + make_interval(secs => greatest(\(leaseSeconds), 2 * tick_interval))
+                WHERE id IN (
+                    SELECT id FROM adventure
+                    WHERE status = 'running' AND next_tick_at <= \(second) AND (lease_holder IS NULL OR lease_until <= now())
+                    ORDER BY next_tick_at, id LIMIT \(room) FOR UPDATE SKIP LOCKED)
+                """, logger: logger)
+        }
+    }
+
+    /// Running adventures ÷ live nodes, rounded up, plus a margin (a tenth, at
+    /// least two) so that nodes need not be exactly even to take the last ones.
+    private func fairShare(_ connection: PostgresConnection) async throws -> Int {
+        let (running, live) = try await connection.query("""
+            SELECT (SELECT COUNT(*) FROM adventure WHERE status = 'running'), (SELECT COUNT(*) FROM node WHERE alive_until > now())
+            """, logger: logger).decodeFirst((Int, Int).self) ?? (0, 1)
+        let even = (running + max(1, live) - 1) / max(1, live)
+        return even + max(2, even / 10)
+    }
+}
