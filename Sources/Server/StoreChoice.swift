@@ -49,14 +49,17 @@ public enum StoreChoice: Sendable, Hashable, CustomStringConvertible {
     /// Opens the store, bringing its schema up to date. A store that cannot be
     /// opened (no file, no server, a wrong password, no such database) is a
     /// configuration problem naming this setting; its message holds no password.
-    public func open(logger: Logger = Logger(label: "rangers.store")) async throws(InvalidConfiguration) -> any RangersStore {
+    /// `asNode`: the process plays adventures and sends pushes (a server), rather
+    /// than only reading (a replay); on PostgreSQL only nodes share the work.
+    public func open(asNode: Bool = true,
+                     logger: Logger = Logger(label: "rangers.store")) async throws(InvalidConfiguration) -> any RangersStore {
         do {
             switch self {
             case .sqlite(let path):
                 return try SQLiteStore(path: path)
             case .postgres(let url, let node, let lease):
                 return try await PostgresStore.open(try PostgresLocation(url: url), node: node ?? UUID().uuidString.lowercased(),
-                                                    lease: lease, logger: logger)
+                                                    lease: lease, asNode: asNode, logger: logger)
             }
         } catch let error as PostgresStoreError {
             throw InvalidConfiguration(problems: [ConfigurationProblem(setting: setting, message: error.description)])

@@ -30,6 +30,15 @@ enum PostgresSchema {
             PRIMARY KEY (adventure, tick)
         )
         """,
+        // Every lease taken, by whom and when: how often adventures move between nodes.
+        """
+        CREATE TABLE lease_log (
+            id BIGSERIAL PRIMARY KEY,
+            adventure TEXT NOT NULL REFERENCES adventure(id),
+            node TEXT NOT NULL,
+            taken_at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp()
+        )
+        """,
     ]
 
     /// Each open store is a node with a heartbeat. A push claimed by a node whose

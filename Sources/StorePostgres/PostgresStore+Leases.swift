@@ -57,12 +57,15 @@ extension PostgresStore {
             let room = try await fairShare(connection) - held
             guard room > 0 else { return }
             try await connection.query("""
-                UPDATE adventure SET lease_holder = \(node),
-                    lease_until = now() + make_interval(secs => greatest(\(leaseSeconds), 2 * tick_interval))
-                WHERE id IN (
-                    SELECT id FROM adventure
-                    WHERE status = 'running' AND next_tick_at <= \(second) AND (lease_holder IS NULL OR lease_until <= now())
-                    ORDER BY next_tick_at, id LIMIT \(room) FOR UPDATE SKIP LOCKED)
+                WITH taken AS (
+                    UPDATE adventure SET lease_holder = \(node),
+                        lease_until = now() + make_interval(secs => greatest(\(leaseSeconds), 2 * tick_interval))
+                    WHERE id IN (
+                        SELECT id FROM adventure
+                        WHERE status = 'running' AND next_tick_at <= \(second) AND (lease_holder IS NULL OR lease_until <= now())
+                        ORDER BY next_tick_at, id LIMIT \(room) FOR UPDATE SKIP LOCKED)
+                    RETURNING id)
+                INSERT INTO lease_log (adventure, node) SELECT id, \(node) FROM taken
                 """, logger: logger)
         }
     }

@@ -36,13 +36,18 @@ public final class PostgresStore: RangersStore {
 
     /// Connects, checks the server, the credentials and the database with one
     /// connection (so each mistake is reported plainly, not retried by the pool in
-    /// the background), then brings the schema up to date.
+    /// the background), then brings the schema up to date. A node (`asNode`, what
+    /// `rangers serve` opens) registers with a heartbeat and counts in the fair
+    /// shares of adventures; a reader (`rangers replay`, tools) does neither and
+    /// must not claim pushes.
     public static func open(_ location: PostgresLocation, node: String = UUID().uuidString.lowercased(),
-                            lease: Duration = PostgresStore.defaultLease,
+                            lease: Duration = PostgresStore.defaultLease, asNode: Bool = true,
                             logger: Logger = Logger(label: "rangers.store.postgres")) async throws -> PostgresStore {
         try await probe(location, logger: logger)
-        let store = PostgresStore(location: location, node: node, lease: max(lease, .seconds(1)),
-                                  client: PostgresClient(configuration: try clientConfiguration(location), backgroundLogger: logger),
+        let lease = max(lease, .seconds(1))
+        let store = PostgresStore(location: location, node: node, lease: lease,
+                                  client: PostgresClient(configuration: try clientConfiguration(location, lease: lease),
+                                                         backgroundLogger: logger),
                                   logger: logger)
         do {
             try await store.migrate()
@@ -50,6 +55,7 @@ public final class PostgresStore: RangersStore {
             await store.close()
             throw PostgresStoreError.migrationFailed(reason(of: error))
         }
+        guard asNode else { return store }
         do {
             try await store.beat()
         } catch {
@@ -121,7 +127,11 @@ public final class PostgresStore: RangersStore {
         }
     }
 
-    private static func clientConfiguration(_ location: PostgresLocation) throws -> PostgresClient.Configuration {
+    /// A node that stalls (paused, swapped out) in the middle of a transaction
+    /// would hold its rows' locks and stop every other node that needs them: the
+    /// server ends such a transaction once it has been idle for a lease, by when
+    /// the node's adventures are another's anyway.
+    private static func clientConfiguration(_ location: PostgresLocation, lease: Duration) throws -> PostgresClient.Configuration {
         let tls: PostgresClient.Configuration.TLS = switch location.tls {
         case .disable: .disable
         case .prefer: .prefer(.makeClientConfiguration())
@@ -132,6 +142,9 @@ public final class PostgresStore: RangersStore {
             database: location.database, tls: tls)
         configuration.options.connectTimeout = .seconds(5)
         configuration.options.maximumConnections = 16
+        configuration.options.additionalStartupParameters = [
+            ("idle_in_transaction_session_timeout", "\(lease.components.seconds * 1000)"),
+        ]
         return configuration
     }
 

@@ -82,7 +82,7 @@ struct SessionSourceOptions: ParsableArguments {
         }
         let store: any RangersStore
         do {
-            store = try await choice.open()
+            store = try await choice.open(asNode: false)
         } catch {
             throw UsageError(error)
         }

@@ -20,28 +20,8 @@ import Vocabulary
         var server = try await ServeProcess.start(database: database, port: port, gameMasterKey: Self.gameMasterKey, api: api)
         // Three players, a party, a Live Activity each, and a short adventure: one
         // tick a second for 24 seconds of game time.
-        var keys: [String] = []
-        for (name, hero) in [("Ana", "power-panda"), ("Bao", "egghead"), ("Chae", "spouty")] {
-            let player = try await api.json("POST", "/v1/players", body: ["name": name])
-            let key = try #require(player["apiKey"] as? String)
-            _ = try await api.json("PUT", "/v1/players/me/heroes", key: key, body: ["heroes": [hero]])
-            keys.append(key)
-        }
-        let party = try await api.json("POST", "/v1/parties", key: keys[0], body: ["name": "Crash test", "hero": "power-panda"])
-        let partyID = try #require(party["id"] as? String)
-        for (key, hero) in zip(keys[1...], ["egghead", "spouty"]) {
-            _ = try await api.json("POST", "/v1/parties/join", key: key, body: ["inviteCode": party["inviteCode"]!, "hero": hero])
-        }
-        let started = try await api.json("POST", "/v1/gm/adventures", key: Self.gameMasterKey, body: [
-            "partyID": partyID, "route": "whispering-woods", "tickInterval": 1, "timeLimit": 24, "seed": 2024,
-        ])
-        let id = try #require(started["id"] as? String)
-        for (index, (key, hero)) in zip(keys, ["power-panda", "egghead", "spouty"]).enumerated() {
-            _ = try await api.json("POST", "/v1/adventures/\(id)/activities", key: key, body: [
-                "activityID": "crash-activity-\(index)", "pushToken": String(repeating: "c\(index)", count: 32),
-                "hero": hero, "frequentPushesEnabled": index == 0, "locale": "en-US",
-            ])
-        }
+        let (id, keys) = try await AdventureChecks.start(through: api, gameMasterKey: Self.gameMasterKey, label: "crash",
+                                                          seed: 2024, timeLimit: 24)
         _ = try await api.json("POST", "/v1/adventures/\(id)/potions", key: keys[1], body: ["hero": "egghead"])
 
         // Kill it once a few ticks are stored, with no chance to finish anything.
@@ -49,7 +29,7 @@ import Vocabulary
             try await api.json("GET", "/v1/adventures/\(id)", key: Self.gameMasterKey)["lastTick"] as? Int ?? 0 >= 5
         }
         server.kill()
-        let store = try await database.open()
+        let store = try await database.open(asNode: false)
         let adventureID = AdventureID(id)
         let atKill = try await store.adventure(adventureID)
         let eventsAtKill = try await store.events(of: adventureID)
@@ -72,27 +52,9 @@ import Vocabulary
         #expect(final.lastTick > atKill.lastTick)
         #expect(Array(events.prefix(eventsAtKill.count)) == eventsAtKill, "what was committed before the kill is kept as it was")
 
-        // The uninterrupted run: same setup, same commands at the ticks they were applied.
-        let commands = try await store.commands(of: adventureID)
-        #expect(commands.count == 1, "the potion, applied once")
-        let content = try LoadedContent.load(from: RangersProcess.repositoryRoot.appendingPathComponent("Content"))
-        let adventure = try Adventure(setup: final.setup, content: content.game)
-        var uninterrupted: [String] = []
-        let finalState = adventure.playToEnd(commands: commands) { state, tickEvents in
-            uninterrupted += tickEvents.enumerated().map { "\(state.tick).\($0.offset) \($0.element)" }
-        }
-        #expect(events.map { "\($0.tick).\($0.position) \($0.event)" } == uninterrupted)
-        #expect(final.state == finalState)
-        #expect(final.lastTick == finalState.tick)
-
-        // Every push decided, before the kill or after, went out, or was superseded by
-        // a newer state for the same activity that went out: each activity's end included.
+        #expect(try await store.commands(of: adventureID).count == 1, "the potion, applied once")
+        try await AdventureChecks.expectPlayedAsIfUninterrupted(adventureID, in: store)
         let outbox = try await store.outbox(of: adventureID)
-        #expect(outbox.count { $0.message.isEnd && $0.state == .sent } == 3)
-        for entry in outbox where entry.state != .sent {
-            #expect(entry.state == .superseded, "\(entry.id) \(entry.state) \(entry.outcome ?? "")")
-            #expect(outbox.contains { $0.message.target == entry.message.target && $0.id > entry.id && $0.state == .sent })
-        }
         let log = try await store.pushLog(of: adventureID)
         #expect(Set(log.map(\.outbox)) == Set(outbox.filter { $0.state == .sent }.map(\.id)))
 

@@ -25,7 +25,7 @@ import Vocabulary
         #expect(!output.contains("\u{1B}["), "no progress line when the output is not a terminal")
 
         // What the demo reported is what the database holds.
-        let store = try await database.open()
+        let store = try await database.open(asNode: false)
         let adventureID = try #require(output.firstMatch(of: /🏁 Adventure (\S+):/)?.1)
         let adventure = try await store.adventure(AdventureID(String(adventureID)))
         #expect(adventure.status != .running)

@@ -11,12 +11,13 @@ struct ServeProcess {
 
     /// A SQLite database is named with `--db`; a PostgreSQL one with
     /// `RANGERS_DATABASE_URL`, as a studio keeps its password out of the process list.
-    static func start(database: TestDatabase, port: Int, gameMasterKey: String, api: HTTP) async throws -> ServeProcess {
+    static func start(database: TestDatabase, port: Int, gameMasterKey: String, api: HTTP,
+                      arguments: [String] = []) async throws -> ServeProcess {
         let process = Process()
         process.executableURL = RangersProcess.executable
         var environment = ProcessInfo.processInfo.environment.merging(["RANGERS_GAME_MASTER_KEY": gameMasterKey]) { $1 }
         environment["RANGERS_DATABASE_URL"] = nil
-        process.arguments = ["serve", "--port", String(port)]
+        process.arguments = ["serve", "--port", String(port)] + arguments
         switch database.engine {
         case .sqlite: process.arguments! += ["--db", database.location]
         case .postgres: environment["RANGERS_DATABASE_URL"] = database.location

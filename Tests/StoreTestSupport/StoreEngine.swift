@@ -43,13 +43,14 @@ public struct TestDatabase: Sendable {
     /// The SQLite file's path, or the PostgreSQL URL.
     public let location: String
 
-    /// `lease` is how long a PostgreSQL store's heartbeat keeps its claims.
-    public func open(lease: Duration = .seconds(10)) async throws -> any RangersStore {
+    /// `lease` is how long a PostgreSQL store's heartbeat keeps its claims and
+    /// leases; a store not `asNode` only reads (it is no node of a cluster).
+    public func open(lease: Duration = .seconds(10), asNode: Bool = true) async throws -> any RangersStore {
         switch engine {
         case .sqlite:
             return try SQLiteStore(path: location)
         case .postgres:
-            let store = try await PostgresStore.open(try PostgresLocation(url: location), lease: lease)
+            let store = try await PostgresStore.open(try PostgresLocation(url: location), lease: lease, asNode: asNode)
             OpenedStores.current?.add(store)
             return store
         }
