@@ -166,13 +166,41 @@ struct Sample {
     var postgresCPU: Double
     var ticks: Int
     var pushes: Int
+    var database: DatabaseFigures?
+}
+
+/// PostgreSQL's own counters, read with `psql` (statements need the
+/// `pg_stat_statements` extension; without it they are left out).
+struct DatabaseFigures {
+    var statements: Double?
+    var walBytes: Double
+    var leasesTaken: Double
+}
+func databaseFigures() -> DatabaseFigures? {
+    guard let url = options.databaseURL else { return nil }
+    let psql = Process()
+    psql.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    psql.arguments = ["psql", url, "-Atc", """
+        SELECT (SELECT sum(calls) FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())),
+               pg_current_wal_lsn() - '0/0', (SELECT count(*) FROM lease_log)
+        """]
+    let output = Pipe()
+    psql.standardOutput = output
+    psql.standardError = FileHandle.nullDevice
+    guard (try? psql.run()) != nil else { return nil }
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    psql.waitUntilExit()
+    let fields = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "|", omittingEmptySubsequences: false)
+    guard fields.count == 3, let wal = Double(fields[1]), let leases = Double(fields[2]) else { return nil }
+    return DatabaseFigures(statements: Double(fields[0]), walBytes: wal, leasesTaken: leases)
 }
 func sample() -> Sample {
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
     let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
         + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1_000_000
-    return Sample(at: .now, cpu: cpu, postgresCPU: postgresCPUSeconds(), ticks: lags.count, pushes: simulator.acceptedCount)
+    return Sample(at: .now, cpu: cpu, postgresCPU: postgresCPUSeconds(), ticks: lags.count, pushes: simulator.acceptedCount,
+                  database: databaseFigures())
 }
 
 /// User and system CPU of every process named `postgres` (the server and its
@@ -225,6 +253,16 @@ try await withThrowingTaskGroup(of: Void.self) { tasks in
         CPU               \(String(format: "%.2f", (last.cpu - first.cpu) / wall)) cores (ticker, dispatcher, \(options.databaseURL == nil ? "SQLite and " : "")the simulator)\(options.databaseURL == nil ? "" : String(format: "\nPostgreSQL CPU    %.2f cores (every postgres process)", (last.postgresCPU - first.postgresCPU) / wall))
         memory            \(memory("VmRSS")) resident, \(memory("VmHWM")) peak
         """)
+    if let before = first.database, let after = last.database {
+        // Every node of a cluster reads the same database counters: per tick means
+        // per tick stored by any node.
+        let ticks = max(1, Double(last.ticks - first.ticks))
+        let statements = zip([before.statements], [after.statements]).compactMap { a, b in a.flatMap { a in b.map { $0 - a } } }.first
+        print("""
+            database          \(statements.map { String(format: "%.0f statements/s", $0 / wall) } ?? "statements not counted (no pg_stat_statements)") · \(String(format: "%.2f MB/s WAL", (after.walBytes - before.walBytes) / wall / 1e6)) · \(String(format: "%.1f", (after.leasesTaken - before.leasesTaken) / wall * 60)) leases taken/min
+            this node's ticks \(String(format: "%.4f", (last.cpu - first.cpu) / ticks)) CPU-s per adventure-tick
+            """)
+    }
 }
 await apns.shutdown()
 try await simulator.shutdown()

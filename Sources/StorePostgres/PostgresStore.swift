@@ -22,6 +22,7 @@ public final class PostgresStore: RangersStore {
     let client: PostgresClient
     let logger: Logger
     private let running: Task<Void, Never>
+    private let started: AsyncStream<Void>
     private let beating: LockedTask
 
     private init(location: PostgresLocation, node: String, lease: Duration, client: PostgresClient, logger: Logger) {
@@ -30,7 +31,14 @@ public final class PostgresStore: RangersStore {
         self.lease = lease
         self.client = client
         self.logger = logger
-        running = Task { await client.run() }
+        // The pool's run() starts here; the first query waits for it (and would
+        // say so in the log if it came first: `open` waits for `started`).
+        let (started, signal) = AsyncStream<Void>.makeStream()
+        running = Task {
+            signal.finish()
+            await client.run()
+        }
+        self.started = started
         beating = LockedTask()
     }
 
@@ -49,6 +57,7 @@ public final class PostgresStore: RangersStore {
                                   client: PostgresClient(configuration: try clientConfiguration(location, lease: lease),
                                                          backgroundLogger: logger),
                                   logger: logger)
+        for await _ in store.started {}
         do {
             try await store.migrate()
         } catch {

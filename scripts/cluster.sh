@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# A cluster on loopback, to watch: a PostgreSQL of its own (initdb + pg_ctl as
+# the postgres user into a temporary folder, never the system's cluster), the
+# APNs simulator, three `rangers serve` nodes and nginx round-robin in front.
+# It plays a few parties' adventures through nginx, kills the busiest node with
+# SIGKILL mid-adventure, prints the adventures moving and finishing, and stops
+# everything it started, also when interrupted.
+#
+#   bash scripts/cluster.sh [parties=6] [lease seconds=3]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+parties=${1:-6}
+lease=${2:-3}
+
+for tool in nginx python3; do
+    command -v "$tool" >/dev/null || [[ -x /usr/sbin/$tool ]] ||
+        { echo "cluster.sh: $tool is missing (apt-get install $tool)" >&2; exit 2; }
+done
+pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+[[ -x "$pgbin/initdb" ]] || { echo "cluster.sh: PostgreSQL is missing (apt-get install postgresql)" >&2; exit 2; }
+as_postgres() { if [[ $(id -u) == 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+
+swift build --product rangers >/dev/null 2>&1
+rangers="$(swift build --show-bin-path)/rangers"
+
+folder=$(mktemp -d /tmp/rangers-cluster.XXXXXX)
+pids=()
+cleanup() {
+    trap - EXIT INT TERM
+    echo "== stopping everything this script started"
+    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    as_postgres "$pgbin/pg_ctl" -D "$folder/pg" -m fast stop >/dev/null 2>&1 || true
+    rm -rf "$folder"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+echo "== PostgreSQL"
+password=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+echo "$password" > "$folder/pgpass"
+[[ $(id -u) == 0 ]] && chown -R postgres:postgres "$folder"
+pgport=$(free_port)
+as_postgres "$pgbin/initdb" -D "$folder/pg" -U postgres --auth=scram-sha-256 --pwfile="$folder/pgpass" >/dev/null
+as_postgres "$pgbin/pg_ctl" -D "$folder/pg" -l "$folder/pg.log" -w \
+    -o "-p $pgport -k $folder -c listen_addresses=127.0.0.1" start >/dev/null
+[[ $(id -u) == 0 ]] && chmod 777 "$folder"
+psql() { PGPASSWORD=$password as_postgres "$pgbin/psql" -h 127.0.0.1 -p "$pgport" -U postgres -qAt "$@"; }
+psql -c "CREATE DATABASE rangers" postgres
+export RANGERS_DATABASE_URL="postgres://postgres:$password@127.0.0.1:$pgport/rangers?sslmode=disable"
+export RANGERS_GAME_MASTER_KEY=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+
+echo "== APNs simulator"
+simport=$(free_port)
+"$rangers" apns-sim --port "$simport" --key-dir "$folder/apns" > "$folder/apns.log" &
+pids+=($!)
+for _ in $(seq 100); do grep -q "key id:" "$folder/apns.log" 2>/dev/null && break; sleep 0.1; done
+keyid=$(sed -n 's/.*key id: \([^ ]*\).*/\1/p' "$folder/apns.log")
+teamid=$(sed -n 's/.*team id: \([^ ]*\).*/\1/p' "$folder/apns.log")
+
+echo "== three nodes (lease $lease s)"
+nodeports=()
+for n in 1 2 3; do
+    port=$(free_port)
+    nodeports+=("$port")
+    "$rangers" serve --port "$port" --node-id "node-$n" --lease-seconds "$lease" --apns apple \
+        --apns-url "https://127.0.0.1:$simport" --ca-file "$folder/apns/tls/cert.pem" \
+        --key-file "$folder/apns/AuthKey_$keyid.p8" --key-id "$keyid" --team-id "$teamid" > "$folder/node-$n.log" 2>&1 &
+    pids+=($!)
+    nodepids[$n]=$!
+done
+
+echo "== nginx"
+lbport=$(free_port)
+cat > "$folder/nginx.conf" <<EOF
+daemon off;
+worker_processes 1;
+pid $folder/nginx.pid;
+error_log $folder/nginx-error.log;
+events { worker_connections 512; }
+http {
+    access_log off;
+    client_body_temp_path $folder/nginx-body;
+    proxy_temp_path $folder/nginx-proxy;
+    upstream nodes { $(for p in "${nodeports[@]}"; do printf 'server 127.0.0.1:%s max_fails=0; ' "$p"; done) }
+    server {
+        listen 127.0.0.1:$lbport;
+        location / { proxy_pass http://nodes; proxy_next_upstream error timeout; proxy_connect_timeout 1s; }
+    }
+}
+EOF
+nginx=$(command -v nginx || echo /usr/sbin/nginx)
+"$nginx" -p "$folder" -c "$folder/nginx.conf" -e "$folder/nginx-error.log" &
+pids+=($!)
+for _ in $(seq 200); do curl -sf "http://127.0.0.1:$lbport/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+for port in "${nodeports[@]}"; do curl -s "http://127.0.0.1:$port/healthz"; echo; done
+
+echo "== $parties parties start their adventures through nginx (http://127.0.0.1:$lbport)"
+python3 - "$lbport" "$parties" <<'EOF'
+import json, os, sys, urllib.request
+base, parties = f"http://127.0.0.1:{sys.argv[1]}", int(sys.argv[2])
+def call(method, path, body=None, key=None):
+    request = urllib.request.Request(base + path, method=method, data=json.dumps(body).encode() if body else None,
+                                     headers={"Content-Type": "application/json"})
+    if key: request.add_header("Authorization", f"Bearer {key}")
+    with urllib.request.urlopen(request) as answer: return json.loads(answer.read() or b"{}")
+heroes = ["power-panda", "egghead", "spouty"]
+for p in range(parties):
+    keys = []
+    for hero in heroes:
+        key = call("POST", "/v1/players", {"name": f"{hero} {p}"})["apiKey"]
+        call("PUT", "/v1/players/me/heroes", {"heroes": [hero]}, key)
+        keys.append(key)
+    party = call("POST", "/v1/parties", {"name": f"Party {p}", "hero": heroes[0]}, keys[0])
+    for key, hero in zip(keys[1:], heroes[1:]):
+        call("POST", "/v1/parties/join", {"inviteCode": party["inviteCode"], "hero": hero}, key)
+    adventure = call("POST", "/v1/gm/adventures", {"partyID": party["id"], "route": "whispering-woods", "tickInterval": 1,
+                                                     "timeLimit": 40, "seed": 7 + p}, os.environ["RANGERS_GAME_MASTER_KEY"])
+    for index, (key, hero) in enumerate(zip(keys, heroes)):
+        call("POST", f"/v1/adventures/{adventure['id']}/activities",
+             {"activityID": f"a{p}-{index}", "pushToken": f"{p:02x}{index:02x}" + "ab" * 30, "hero": hero,
+              "frequentPushesEnabled": index == 0, "locale": "en-US"}, key)
+    print(f"  party {p}: adventure {adventure['id']}")
+EOF
+
+holders() { psql -c "SELECT left(id, 8) || ' ' || COALESCE(lease_holder, '-') || ' tick ' || last_tick FROM adventure WHERE status = 'running' ORDER BY id" rangers; }
+sleep 6
+echo "== who plays what"
+holders
+victim=$(psql -c "SELECT lease_holder FROM adventure WHERE status = 'running' AND lease_until > now() GROUP BY lease_holder ORDER BY count(*) DESC LIMIT 1" rangers)
+echo "== kill -9 $victim (its leases run out after $lease s; the others take its adventures)"
+kill -KILL "${nodepids[${victim#node-}]}"
+killed_at=$(psql -c "SELECT extract(epoch FROM now())" rangers)
+sleep $((lease + 3))
+holders
+while [[ $(psql -c "SELECT count(*) FROM adventure WHERE status = 'running'" rangers) != 0 ]]; do sleep 2; done
+echo "== every adventure has ended; who stored which ticks"
+psql -c "SELECT left(adventure, 8) || ': ' || string_agg(node || ' ' || first || '-' || last, ', ' ORDER BY first)
+         FROM (SELECT adventure, node, min(tick) AS first, max(tick) AS last FROM tick_log GROUP BY adventure, node) runs
+         GROUP BY adventure ORDER BY adventure" rangers
+psql -c "SELECT 'taken over after ' || round(min(extract(epoch FROM t.stored_at) - $killed_at)::numeric, 1) || ' s at the earliest, '
+         || round(max(extract(epoch FROM t.stored_at) - $killed_at)::numeric, 1) || ' s at the latest'
+         FROM tick_log t WHERE t.node <> '$victim' AND extract(epoch FROM t.stored_at) > $killed_at
+         AND t.adventure IN (SELECT adventure FROM tick_log WHERE node = '$victim')
+         AND t.tick = (SELECT min(tick) FROM tick_log u WHERE u.adventure = t.adventure AND extract(epoch FROM u.stored_at) > $killed_at)" rangers
+sleep $((lease + 6))
+psql -c "SELECT 'pushes: ' || string_agg(state || ' ' || n, ', ') FROM (SELECT state, count(*) AS n FROM outbox GROUP BY state) s" rangers
