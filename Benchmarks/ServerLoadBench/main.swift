@@ -118,6 +118,8 @@ let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: serv
 // ticks missed during the setup. Making them while the ticker already runs took
 // minutes: each of those writes waits its turn behind the ticker's commits.
 let plannedStart = Int(Date().timeIntervalSince1970) + 5 + options.adventures * 15 / 1000
+/// Tells this run's activities and tokens from those of other bench processes on the same database.
+let run = UInt32.random(in: 0...UInt32.max)
 func setUpAdventures() async throws {
     let setupStart = ContinuousClock.now
     print("setting up \(options.adventures) adventures of \(heroes.count) heroes on \(configuration.store) …")
@@ -153,8 +155,8 @@ func setUpAdventure(_ index: Int) async throws {
                                                 startedAt: plannedStart, contentVersion: content.version,
                                                 outbox: [])
     for (slot, member) in roster.enumerated() {
-        let token = try PushToken(hex: String(format: "%08x%02x", index, slot) + String(repeating: "ab", count: 27))
-        _ = try await store.registerLiveActivity(activityID: ActivityID("a\(index)-\(slot)"), player: member.player,
+        let token = try PushToken(hex: String(format: "%08x%02x%08x", index, slot, run) + String(repeating: "ab", count: 23))
+        _ = try await store.registerLiveActivity(activityID: ActivityID("\(run)-a\(index)-\(slot)"), player: member.player,
                                                  adventure: stored.id, hero: member.hero, token: token,
                                                  frequentUpdates: slot == 0, locale: "en-US")
     }

@@ -59,7 +59,7 @@ struct PostgresRoundTripTests {
         try await reset(database)
         #expect(try await store.recordTicks(many).allSatisfy { (try? $0.get()) != nil })
         let forMany = try await statements(database)
-        // BEGIN, the commands' and budgets' checks, the fenced update, events,
+        // BEGIN, the commands' and budgets' checks, the fenced update, the tick log, events,
         // commands, superseding, pushes, budgets, COMMIT.
         #expect(forOne == forMany)
         #expect(forMany <= 12, "\(forMany) statements for a batch of 25 ticks")
