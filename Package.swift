@@ -154,6 +154,7 @@ let package = Package(
             ],
             path: "Benchmarks/ServerLoadBench"
         ),
+        .executableTarget(name: "PayloadBench", dependencies: ["Wire"], path: "Benchmarks/PayloadBench"),
         .executableTarget(
             name: "SimulationBench",
             dependencies: ["Game", "Catalog"],

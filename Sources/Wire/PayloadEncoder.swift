@@ -49,7 +49,7 @@ public struct PayloadEncoder: Sendable {
     private func fit(_ payload: LiveActivityPayload) throws -> (payload: LiveActivityPayload, body: Data) {
         try payload.validate()
         let limit = LiveActivityPayload.sizeLimit
-        let body = try json(payload)
+        let body = PayloadWriter.json(payload)
         if body.count <= limit {
             return (payload, body)
         }
@@ -65,7 +65,7 @@ public struct PayloadEncoder: Sendable {
         }
 
         let shortest = shortened(keeping: 0)
-        let shortestBody = try json(shortest)
+        let shortestBody = PayloadWriter.json(shortest)
         guard shortestBody.count <= limit else {
             throw PayloadError.tooLarge(try report(
                 shortest, bytes: shortestBody.count, limit: limit,
@@ -79,7 +79,7 @@ public struct PayloadEncoder: Sendable {
         while fitsNot - fits > 1 {
             let middle = (fits + fitsNot) / 2
             let candidate = shortened(keeping: middle)
-            let candidateBody = try json(candidate)
+            let candidateBody = PayloadWriter.json(candidate)
             if candidateBody.count <= limit {
                 fits = middle
                 best = (candidate, candidateBody)
