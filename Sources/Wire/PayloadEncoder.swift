@@ -29,7 +29,7 @@ public struct PayloadEncoder: Sendable {
     /// The body of a Push To Talk push, at most `PushToTalkPayload.sizeLimit`
     /// bytes; nothing in it is shortened, so too large throws.
     public func encode(_ payload: PushToTalkPayload) throws -> Data {
-        let body = try json(payload)
+        let body = PayloadWriter.json(payload)
         guard body.count <= PushToTalkPayload.sizeLimit else {
             throw PayloadError.tooLarge(try report(payload, bytes: body.count, limit: PushToTalkPayload.sizeLimit))
         }

@@ -1,8 +1,8 @@
 import Foundation
 
-/// A Live Activity payload's JSON written by hand, byte for byte what
-/// `JSONEncoder` with `.sortedKeys` and `.withoutEscapingSlashes` writes for its
-/// `Codable` form (a property test holds the two to the same bytes over
+/// Live Activity and Push To Talk payloads' JSON written by hand, byte for byte
+/// what `JSONEncoder` with `.sortedKeys` and `.withoutEscapingSlashes` writes for
+/// their `Codable` forms (a property test holds them to the same bytes over
 /// generated payloads). Every push of every tick is encoded, and fitting one
 /// into 4 KB may encode it a dozen times: `JSONEncoder` cost more than the rest
 /// of the push's decision.
@@ -12,6 +12,13 @@ struct PayloadWriter {
     static func json(_ payload: LiveActivityPayload) -> Data {
         var writer = PayloadWriter()
         writer.bytes.reserveCapacity(768)
+        writer.write(payload)
+        return Data(writer.bytes)
+    }
+
+    static func json(_ payload: PushToTalkPayload) -> Data {
+        var writer = PayloadWriter()
+        writer.bytes.reserveCapacity(256)
         writer.write(payload)
         return Data(writer.bytes)
     }
@@ -34,6 +41,25 @@ struct PayloadWriter {
         key(&aps, "timestamp"); integer(payload.timestamp.seconds)
         close()
         append("}")
+    }
+
+    private mutating func write(_ payload: PushToTalkPayload) {
+        var root = open()
+        if let speaker = payload.activeSpeaker {
+            key(&root, "activeSpeaker")
+            var object = open()
+            key(&object, "avatar"); string(speaker.avatar)
+            key(&object, "heroName"); string(speaker.heroName)
+            key(&object, "playerID"); string(speaker.playerID)
+            key(&object, "playerName"); string(speaker.playerName)
+            close()
+        }
+        // Empty: APNs wants an `aps` dictionary in every push.
+        key(&root, "aps"); append("{}")
+        if let channelID = payload.channelID { key(&root, "channelID"); string(channelID) }
+        key(&root, "leaveChannel"); boolean(payload.leaveChannel)
+        if let transmissionID = payload.transmissionID { key(&root, "transmissionID"); string(transmissionID) }
+        close()
     }
 
     private mutating func write(_ state: AdventureAttributes.ContentState) {

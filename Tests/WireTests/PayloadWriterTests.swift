@@ -3,8 +3,9 @@ import Testing
 @testable import Wire
 
 /// The hand-written payload JSON is `JSONEncoder`'s, byte for byte, over
-/// generated payloads: every event, alerts plain and localized, every language
-/// the catalog has, escapes, numbers of every size, and the 4 KB shortening.
+/// generated Live Activity and Push To Talk payloads: every event, alerts plain
+/// and localized, every language the catalog has, escapes, numbers of every
+/// size, and the 4 KB shortening.
 @Suite struct PayloadWriterTests {
     /// A small deterministic generator (SplitMix64), so a failure repeats.
     struct Generator {
@@ -81,6 +82,20 @@ import Testing
             let encoded = try Self.encoder.encode(payload)
             #expect(written == encoded, "\(String(decoding: written, as: UTF8.self))\n\(String(decoding: encoded, as: UTF8.self))")
             guard written == encoded else { return }
+        }
+    }
+
+    @Test func aPushToTalkPayloadIsWrittenAsJSONEncoderWould() throws {
+        var generator = Generator(state: 7)
+        for _ in 0..<500 {
+            let speaker = generator.bool() ? nil : PushToTalkPayload.ActiveSpeaker(
+                playerID: UUID().uuidString, playerName: generator.text(maxPieces: 2), heroName: generator.text(maxPieces: 1),
+                avatar: generator.pick(["🐼", "🥚", "🐳", "/"]))
+            let payload = PushToTalkPayload(
+                activeSpeaker: speaker, transmissionID: generator.bool() ? UUID().uuidString : nil,
+                channelID: generator.bool() ? generator.text(maxPieces: 1) : nil, leaveChannel: generator.bool())
+            let written = PayloadWriter.json(payload)
+            #expect(written == (try Self.encoder.encode(payload)), "\(String(decoding: written, as: UTF8.self))")
         }
     }
 
