@@ -8,6 +8,7 @@
 //   swift run -c release APNsBench --url https://127.0.0.1:2197 --ca-file sim-cert.pem \
 //       [--pushes 50000] [--connections 1,4] [--streams 100] [--in-flight N]
 //       [--key-file key.p8 --key-id ID --team-id ID]   # a key the endpoint trusts
+//       [--on-swift-pool]   # send from Swift's worker threads, not the transport's own
 //
 // Without --key-file a fresh key signs the provider tokens (fine for a sink that
 // does not check them).
@@ -30,6 +31,8 @@ struct Options {
     var keyFile: String?
     var keyID = "BENCHKEY01"
     var teamID = "BENCHTEAM1"
+    /// Run the sending tasks on the transport's thread (`--on-swift-pool` to not).
+    var onTransportThread = true
 
     static func parse(_ arguments: [String]) throws -> Options {
         var options = Options()
@@ -54,6 +57,7 @@ struct Options {
             case "--key-file": options.keyFile = try value()
             case "--key-id": options.keyID = try value()
             case "--team-id": options.teamID = try value()
+            case "--on-swift-pool": options.onTransportThread = false
             default: throw UsageError("unknown argument \(arguments[index])")
             }
             index += 1
@@ -91,10 +95,11 @@ let payload = Data(#"""
 let deviceTokens = (0..<1024).map { String(format: "%064x", $0 * 7919) }
 
 /// Sends `count` pushes from `workers` tasks at once, each timing its own pushes.
-func sendPushes(_ count: Int, workers: Int, client: APNsClient) async -> WorkerResult {
+/// With `executor`, the workers run on the transport's own thread.
+func sendPushes(_ count: Int, workers: Int, client: APNsClient, executor: (any TaskExecutor)?) async -> WorkerResult {
     await withTaskGroup(of: WorkerResult.self) { group in
         for worker in 0..<min(workers, count) {
-            group.addTask {
+            group.addTask(executorPreference: executor) {
                 var result = WorkerResult()
                 result.latencies.reserveCapacity(count / workers + 1)
                 for index in stride(from: worker, to: count, by: workers) {
@@ -157,17 +162,18 @@ for connections in options.connections {
         exit(2)
     }
     // No retries: a failure should show as one, not as latency.
+    let executor: (any TaskExecutor)? = options.onTransportThread ? transport.executor : nil
     let client = APNsClient(environment: .custom(options.url), key: key, transport: transport,
                             retry: APNsRetryPolicy(maximumAttempts: 1))
     // Warm-up opens the connections and fills libcurl's caches outside the measurement.
-    let warmup = await sendPushes(min(options.pushes, 2_000), workers: inFlight, client: client)
+    let warmup = await sendPushes(min(options.pushes, 2_000), workers: inFlight, client: client, executor: executor)
     if warmup.failures > 0 {
         FileHandle.standardError.write(Data("APNsBench: warm-up failed: \(warmup.firstFailure ?? "?")\n".utf8))
         exit(1)
     }
     let cpuBefore = cpuSeconds()
     let started = ContinuousClock.now
-    let result = await sendPushes(options.pushes, workers: inFlight, client: client)
+    let result = await sendPushes(options.pushes, workers: inFlight, client: client, executor: executor)
     let elapsed = ContinuousClock.now - started
     let cpu = cpuSeconds() - cpuBefore
     await client.shutdown()

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Metrics
+import Vocabulary
 
 /// Where APNs is.
 public enum APNsEnvironment: Hashable, Sendable {
@@ -53,6 +54,12 @@ public protocol PushSender: Sendable {
     /// Throws only `APNsRequestError` (before sending) or `CancellationError`;
     /// everything APNs or the network says is in the delivery.
     func send(_ request: APNsRequest) async throws -> APNsDelivery
+    /// Where a task that calls `send` runs cheapest, if anywhere in particular.
+    var preferredExecutor: (any TaskExecutor)? { get }
+}
+
+extension PushSender {
+    public var preferredExecutor: (any TaskExecutor)? { nil }
 }
 
 /// Sends pushes to APNs over any `APNsTransport`: builds the headers, signs with a
@@ -61,6 +68,10 @@ public final class APNsClient: PushSender {
     public let environment: APNsEnvironment
     private let transport: any APNsTransport
     private let tokens: ProviderTokenCache
+    /// ".../3/device/", made once rather than per push.
+    private let devicePath: String
+    private let apnsIDs = APNsIDSource()
+    private let deliveredMetrics: [PushType: DeliveredMetrics]
     private let retry: APNsRetryPolicy
     private let sleep: @Sendable (Duration) async throws -> Void
     private let random: @Sendable () -> Double
@@ -78,32 +89,35 @@ public final class APNsClient: PushSender {
     ) {
         self.environment = environment
         self.transport = transport
+        devicePath = environment.baseURL + "/3/device/"
         tokens = ProviderTokenCache(key: key, maximumAge: tokenMaximumAge, now: now)
         self.retry = retry
         self.sleep = sleep
         self.random = random
         self.logger = logger
         self.metrics = metrics
+        deliveredMetrics = Self.deliveredMetrics(factory: metrics)
     }
 
     /// How many provider tokens were signed so far (they should be few).
-    public var providerTokensIssued: Int { get async { await tokens.tokensIssued } }
+    public var providerTokensIssued: Int { tokens.tokensIssued }
 
     /// Sends `request`; throws only `APNsRequestError` (before sending) or
     /// `CancellationError`. Everything APNs or the network says is in the delivery.
     public func send(_ request: APNsRequest) async throws -> APNsDelivery {
         try request.validate()
-        let apnsID = request.apnsID ?? Self.randomUUID()
+        let apnsID = request.apnsID ?? apnsIDs.next()
         var attempts = 0
         var refreshedToken = false
-        var token = await tokens.token()
+        var credential = tokens.credential()
+        let apnsIDText = APNsIDSource.lowercasedText(apnsID)
         while true {
             attempts += 1
             let started = ContinuousClock.now
             var outcome: APNsOutcome
             var response: APNsResponse?
             do {
-                let http = try await transport.send(httpRequest(request, apnsID: apnsID, token: token))
+                let http = try await transport.send(httpRequest(request, apnsID: apnsIDText, authorization: credential.authorization))
                 response = APNsResponse(http)
                 outcome = response!.outcome
             } catch let error as APNsTransportError {
@@ -114,8 +128,8 @@ public final class APNsClient: PushSender {
 
             if case .rejected(.expiredProviderToken) = outcome, !refreshedToken {
                 refreshedToken = true
-                if let fresh = await tokens.refresh(after: token) {
-                    token = fresh
+                if let fresh = tokens.refreshCredential(after: credential.token) {
+                    credential = fresh
                     attempts -= 1  // a renewed credential is not a retry of the push
                     continue
                 }
@@ -125,7 +139,7 @@ public final class APNsClient: PushSender {
                     // Once per push: the request itself is wrong and will not be retried.
                     logger.error("APNs rejected a push", metadata: [
                         "reason": "\(reason)", "push-type": "\(request.pushType.rawValue)",
-                        "topic": "\(request.topic)", "apns-id": "\(apnsID.uuidString.lowercased())",
+                        "topic": "\(request.topic)", "apns-id": "\(apnsIDText)",
                     ])
                 }
                 return APNsDelivery(outcome: outcome, response: response, attempts: attempts)
@@ -136,44 +150,62 @@ public final class APNsClient: PushSender {
 
     public func shutdown() async { await transport.shutdown() }
 
-    /// A version 4 UUID from two draws of the system generator: `UUID()` opens
-    /// /dev/urandom on every call on Linux, a measurable share of a push's cost.
-    static func randomUUID() -> UUID {
-        var generator = SystemRandomNumberGenerator()
-        let high = generator.next(), low = generator.next()
-        var bytes = (0..<8).map { UInt8(truncatingIfNeeded: high >> (8 * $0)) }
-            + (0..<8).map { UInt8(truncatingIfNeeded: low >> (8 * $0)) }
-        bytes[6] = bytes[6] & 0x0F | 0x40  // version 4
-        bytes[8] = bytes[8] & 0x3F | 0x80  // RFC 4122 variant
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
-    }
+    public var preferredExecutor: (any TaskExecutor)? { transport.preferredExecutor }
 
-    func httpRequest(_ request: APNsRequest, apnsID: UUID, token: String) -> APNsHTTPRequest {
+    func httpRequest(_ request: APNsRequest, apnsID: String, authorization: String) -> APNsHTTPRequest {
         var headers: [(name: String, value: String)] = [
-            ("authorization", "bearer \(token)"),
+            ("authorization", authorization),
             ("apns-push-type", request.pushType.rawValue),
             ("apns-topic", request.topic.rawValue),
             ("apns-priority", String(request.priority)),
-            ("apns-id", apnsID.uuidString.lowercased()),
+            ("apns-id", apnsID),
             ("content-type", "application/json"),
         ]
         if let expiration = request.expiration { headers.append(("apns-expiration", String(expiration))) }
         if let collapseID = request.collapseID { headers.append(("apns-collapse-id", collapseID)) }
-        return APNsHTTPRequest(url: "\(environment.baseURL)/3/device/\(request.deviceToken)", headers: headers,
+        return APNsHTTPRequest(url: devicePath + request.deviceToken, headers: headers,
                                body: request.payload)
     }
 
     private func record(_ request: APNsRequest, response: APNsResponse?, duration: Duration) {
+        let metrics = deliveredMetrics[request.pushType]
+        if response?.status == 200, let metrics, let counter = metrics.counters[request.priority] {
+            counter.increment()
+            metrics.duration.recordNanoseconds(duration.nanoseconds)
+            return
+        }
         let status = response.map { String($0.status) } ?? "none"
         // No answer at all means the transport failed before APNs could say why.
         let reason = response?.reason?.description ?? (response == nil ? "transport" : "none")
         Counter(label: "apns_pushes_total", dimensions: [
             ("push_type", request.pushType.rawValue), ("priority", String(request.priority)),
             ("status", status), ("reason", reason),
-        ], factory: metrics).increment()
-        Metrics.Timer(label: "apns_push_duration_seconds", dimensions: [("push_type", request.pushType.rawValue)],
-                      factory: metrics).recordNanoseconds(duration.nanoseconds)
+        ], factory: self.metrics).increment()
+        (metrics?.duration ?? Self.durationTimer(request.pushType, factory: self.metrics)).recordNanoseconds(duration.nanoseconds)
+    }
+
+    /// The metrics of a delivered push, per push type: made once, since making a
+    /// counter and a timer (objects, dimension arrays, strings) for every push was
+    /// a share of the sender's CPU. Other answers are rare and made as they come.
+    struct DeliveredMetrics {
+        /// By priority.
+        var counters: [Int: Counter]
+        var duration: Metrics.Timer
+    }
+
+    static func deliveredMetrics(factory: any MetricsFactory) -> [PushType: DeliveredMetrics] {
+        Dictionary(uniqueKeysWithValues: PushType.allCases.map { pushType in
+            let counters = Dictionary(uniqueKeysWithValues: [1, 5, 10].map { priority in
+                (priority, Counter(label: "apns_pushes_total", dimensions: [
+                    ("push_type", pushType.rawValue), ("priority", String(priority)), ("status", "200"), ("reason", "none"),
+                ], factory: factory))
+            })
+            return (pushType, DeliveredMetrics(counters: counters, duration: durationTimer(pushType, factory: factory)))
+        })
+    }
+
+    static func durationTimer(_ pushType: PushType, factory: any MetricsFactory) -> Metrics.Timer {
+        Metrics.Timer(label: "apns_push_duration_seconds", dimensions: [("push_type", pushType.rawValue)], factory: factory)
     }
 }
 

@@ -55,4 +55,11 @@ public protocol APNsTransport: Sendable {
     func send(_ request: APNsHTTPRequest) async throws -> APNsHTTPResponse
     /// Finishes what is in flight and closes connections.
     func shutdown() async
+    /// Where tasks that mostly send should run, if the transport has a thread
+    /// of its own that can run them (saving a hand-off between threads per push).
+    var preferredExecutor: (any TaskExecutor)? { get }
+}
+
+extension APNsTransport {
+    public var preferredExecutor: (any TaskExecutor)? { nil }
 }

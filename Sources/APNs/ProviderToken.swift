@@ -58,14 +58,27 @@ public enum APNsKeyError: Error, Hashable, Sendable, CustomStringConvertible {
 /// until they are `maximumAge` old. APNs refuses tokens older than an hour
 /// (ExpiredProviderToken) and refreshes more often than every 20 minutes
 /// (TooManyProviderTokenUpdates), so the age is kept within 20…60 minutes.
-public actor ProviderTokenCache {
+///
+/// A class under a lock, not an actor: every push reads the token, and a hop to
+/// an actor and back per push was a measurable share of the sender's CPU. Signing
+/// happens under the lock, so concurrent senders never sign two tokens at once.
+public final class ProviderTokenCache: @unchecked Sendable {
     public static let ageLimits: ClosedRange<TimeInterval> = 20 * 60...60 * 60
+
+    /// A token with the `authorization` header value made from it once.
+    public struct Credential: Hashable, Sendable {
+        public let token: String
+        /// "bearer <token>".
+        public let authorization: String
+    }
 
     private let key: APNsSigningKey
     private let maximumAge: TimeInterval
     private let now: @Sendable () -> Date
-    private var current: (token: String, issuedAt: Date)?
-    public private(set) var tokensIssued = 0
+    private let lock = NSLock()
+    // lock
+    private var current: (credential: Credential, issuedAt: Date)?
+    private var issued = 0
 
     /// - Parameter maximumAge: refresh after this many seconds, clamped to 20…60 minutes.
     public init(key: APNsSigningKey, maximumAge: TimeInterval = 50 * 60, now: @escaping @Sendable () -> Date = Date.init) {
@@ -74,29 +87,40 @@ public actor ProviderTokenCache {
         self.now = now
     }
 
-    public func token() -> String {
+    public var tokensIssued: Int { lock.withLock { issued } }
+
+    public func token() -> String { credential().token }
+
+    public func credential() -> Credential {
         let time = now()
-        if let current, time.timeIntervalSince(current.issuedAt) < maximumAge { return current.token }
-        return issue(at: time)
+        return lock.withLock {
+            if let current, time.timeIntervalSince(current.issuedAt) < maximumAge { return current.credential }
+            return issueLocked(at: time)
+        }
     }
 
     /// After APNs answered ExpiredProviderToken for `token`: a new one, unless the
     /// current one is younger than 20 minutes (then APNs would refuse the refresh,
     /// and the clock, not the token, is the problem). Returns nil then.
-    public func refresh(after rejected: String) -> String? {
+    public func refresh(after rejected: String) -> String? { refreshCredential(after: rejected)?.token }
+
+    public func refreshCredential(after rejected: String) -> Credential? {
         let time = now()
-        guard let current else { return issue(at: time) }
-        if current.token != rejected { return current.token }
-        guard time.timeIntervalSince(current.issuedAt) >= Self.ageLimits.lowerBound else { return nil }
-        return issue(at: time)
+        return lock.withLock {
+            guard let current else { return issueLocked(at: time) }
+            if current.credential.token != rejected { return current.credential }
+            guard time.timeIntervalSince(current.issuedAt) >= Self.ageLimits.lowerBound else { return nil }
+            return issueLocked(at: time)
+        }
     }
 
-    private func issue(at time: Date) -> String {
+    private func issueLocked(at time: Date) -> Credential {
         let issuedAt = Int(time.timeIntervalSince1970)
         let token = JWT.es256(key: key, issuedAt: issuedAt)
-        current = (token, Date(timeIntervalSince1970: TimeInterval(issuedAt)))
-        tokensIssued += 1
-        return token
+        let credential = Credential(token: token, authorization: "bearer " + token)
+        current = (credential, Date(timeIntervalSince1970: TimeInterval(issuedAt)))
+        issued += 1
+        return credential
     }
 }
 

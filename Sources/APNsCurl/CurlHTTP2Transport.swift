@@ -11,6 +11,10 @@ import Foundation
 public final class CurlHTTP2Transport: APNsTransport {
     public let configuration: CurlTransportConfiguration
     private let driver: CurlMultiDriver
+    /// The transport's thread as a task executor: tasks that do little but send
+    /// (a dispatcher's sending loop, a benchmark) run cheapest there.
+    public let executor: CurlTransportExecutor
+    public var preferredExecutor: (any TaskExecutor)? { executor }
 
     /// - Throws: `CurlTransportSetupError` when libcurl lacks HTTP/2, the
     ///   configuration is out of range or the CA file cannot be read.
@@ -19,6 +23,7 @@ public final class CurlHTTP2Transport: APNsTransport {
         try configuration.validate()
         self.configuration = configuration
         driver = try CurlMultiDriver(configuration: configuration)
+        executor = CurlTransportExecutor(driver: driver)
     }
 
     deinit {

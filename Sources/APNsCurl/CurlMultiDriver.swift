@@ -18,7 +18,7 @@ import Foundation
 final class CurlMultiDriver: @unchecked Sendable {
     private let configuration: CurlTransportConfiguration
     private let multi: CurlMultiHandle
-    private let lock = NSLock()
+    private let lock = DriverLock()
 
     // lock
     private var pendingAdds: [CurlTransfer] = []
@@ -34,6 +34,10 @@ final class CurlMultiDriver: @unchecked Sendable {
     private var stopping = false
     private var stopped = false
     private var stopWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Jobs of tasks that prefer this thread as their executor (see `CurlTransportExecutor`).
+    private var jobs: [UnownedJob] = []
+    /// Weak: the executor holds the driver, and tasks hold neither.
+    private weak var executor: CurlTransportExecutor?
 
     // driver thread
     private var attached = 0
@@ -205,6 +209,22 @@ final class CurlMultiDriver: @unchecked Sendable {
         for continuation in refused { continuation.resume(throwing: APNsTransportError.shutDown) }
     }
 
+    func runJobs(as executor: CurlTransportExecutor) {
+        lock.withLock { self.executor = executor }
+    }
+
+    /// Runs `job` on the driver thread, or on the global executor once the
+    /// driver has stopped (a task must never be left without a thread).
+    func enqueue(_ job: UnownedJob) {
+        let accepted: Bool = lock.withLock {
+            guard !stopped else { return false }
+            jobs.append(job)
+            wakeDriverLocked()
+            return true
+        }
+        if !accepted { globalConcurrentExecutor.enqueue(job) }
+    }
+
     private func wakeDriverLocked() {
         // One wakeup per poll is enough: the driver takes all pending work at once.
         guard driverIsPolling, !wakeupSent, !stopped, let raw = multi.raw else { return }
@@ -215,7 +235,20 @@ final class CurlMultiDriver: @unchecked Sendable {
     // MARK: driver thread
 
     private func run() {
+        var runnable: [UnownedJob] = []
         while true {
+            // Callers' work first: what it submits is attached in this same turn.
+            let executor = lock.withLock {
+                swap(&runnable, &jobs)
+                return self.executor
+            }
+            if let executor {
+                for job in runnable { job.runSynchronously(on: executor.asUnownedTaskExecutor()) }
+            } else {
+                for job in runnable { globalConcurrentExecutor.enqueue(job) }
+            }
+            runnable.removeAll(keepingCapacity: true)
+
             let (toAttach, toRemove) = takeWork()
             for transfer in toAttach {
                 let code = curl_multi_add_handle(multi.raw, transfer.easy.raw)
@@ -243,11 +276,11 @@ final class CurlMultiDriver: @unchecked Sendable {
             let next: NextStep = lock.withLock {
                 attachedSnapshot = attached
                 peakAttached = mostAttached
-                if stopping, slots.taken == 0 {
+                if stopping, slots.taken == 0, jobs.isEmpty {
                     stopped = true
                     return .stop
                 }
-                guard pendingAdds.isEmpty, pendingCancels.isEmpty else { return .work }
+                guard pendingAdds.isEmpty, pendingCancels.isEmpty, jobs.isEmpty else { return .work }
                 driverIsPolling = true
                 return .poll
             }
@@ -256,10 +289,11 @@ final class CurlMultiDriver: @unchecked Sendable {
             case .poll: _ = curl_multi_poll(multi.raw, nil, 0, 1000, nil)
             case .stop:
                 multi.close()
-                let (idle, waiters) = lock.withLock {
-                    defer { idleTransfers = []; stopWaiters = [] }
-                    return (idleTransfers, stopWaiters)
+                let (idle, waiters, leftover) = lock.withLock {
+                    defer { idleTransfers = []; stopWaiters = []; jobs = [] }
+                    return (idleTransfers, stopWaiters, jobs)
                 }
+                for job in leftover { globalConcurrentExecutor.enqueue(job) }
                 _ = idle  // easy handles are freed here, after the multi handle let go of them
                 for waiter in waiters { waiter.resume() }
                 return

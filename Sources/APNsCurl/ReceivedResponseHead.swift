@@ -3,7 +3,8 @@ import CCurl
 /// The response header lines libcurl delivered, parsed: names lowercased, repeated
 /// names joined with ", ", and only the final block kept (after any 1xx).
 struct ReceivedResponseHead {
-    private(set) var headers: [String: String] = [:]
+    /// Room for APNs' few headers from the start: growing a dictionary rehashes it.
+    private(set) var headers = [String: String](minimumCapacity: 8)
     private(set) var status = 0
     /// The blank line after the final (non-1xx) header block arrived.
     private(set) var isComplete = false

@@ -136,7 +136,9 @@ public struct Dispatcher: Service {
                         report(refusals, of: answers)
                         answers.removeAll(keepingCapacity: true)
                         for push in claimed {
-                            group.addTask { .answered(await self.deliver(push)) }
+                            // On the transport's own thread where it has one: a send is
+                            // mostly handing the push to libcurl and reading its answer.
+                            group.addTask(executorPreference: client.preferredExecutor) { .answered(await self.deliver(push)) }
                         }
                         inFlight += claimed.count
                         Gauge(label: "rangers_dispatcher_in_flight", factory: metrics).record(inFlight)

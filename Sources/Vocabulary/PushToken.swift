@@ -27,7 +27,10 @@ public struct PushToken: Hashable, Codable, Sendable, CustomStringConvertible {
     }
 
     private static func isEvenLengthHex(_ text: String) -> Bool {
-        text.utf8.count.isMultiple(of: 2) && text.utf8.allSatisfy(\.isHexDigit)
+        guard text.utf8.count.isMultiple(of: 2) else { return false }
+        // From the string's buffer: checked on every push sent.
+        return text.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(\.isHexDigit) }
+            ?? text.utf8.allSatisfy(\.isHexDigit)
     }
 
     public var description: String { hex }

@@ -50,7 +50,7 @@ import Testing
     @Test func errorStatusHeadersAndBodyComeThroughRaw() async throws {
         let fixture = try await SimulatorFixture.start()
         let transport = try fixture.transport()
-        let token = await ProviderTokenCache(key: fixture.key).token()
+        let token = ProviderTokenCache(key: fixture.key).token()
         let request = APNsHTTPRequest(
             url: "\(fixture.simulator.baseURL)/3/device/not-hex",
             headers: [("authorization", "bearer \(token)"), ("apns-push-type", "alert"),
@@ -119,7 +119,7 @@ import Testing
                 return
             }
         }
-        #expect(await client.providerTokensIssued == 1)
+        #expect(client.providerTokensIssued == 1)
 
         clock.advance(by: 30 * 60)
         try fixture.simulator.failNext(1, reason: .expiredProviderToken)
@@ -128,7 +128,7 @@ import Testing
             Issue.record("expected delivery with a renewed token, got \(delivery.outcome)")
             return
         }
-        #expect(await client.providerTokensIssued == 2)
+        #expect(client.providerTokensIssued == 2)
         let tokens = Set(fixture.simulator.accepted().compactMap { $0.header("authorization") })
         #expect(tokens.count == 2)
         await client.shutdown()

@@ -33,7 +33,7 @@ struct ProviderTokenChecksTests {
 
     @Test func tokenMintedByTheAPNsModuleIsAccepted() async {
         let cache = ProviderTokenCache(key: provider.signingKey, now: { Fixtures.now })
-        let token = await cache.token()
+        let token = cache.token()
         #expect(reason(token: token) == nil)
     }
 

@@ -124,7 +124,7 @@ import Testing
     @Test func tokenIsAnES256JWTThatVerifiesWithThePublicKey() async throws {
         let clock = TestClock()
         let cache = ProviderTokenCache(key: Keys.signing, now: { clock.now })
-        let token = await cache.token()
+        let token = cache.token()
         let parts = token.split(separator: ".")
         #expect(parts.count == 3)
         #expect(!token.contains("="))
@@ -148,38 +148,38 @@ import Testing
     @Test func tokenIsReusedUntilItsAgeThenRenewed() async {
         let clock = TestClock()
         let cache = ProviderTokenCache(key: Keys.signing, maximumAge: 50 * 60, now: { clock.now })
-        let first = await cache.token()
+        let first = cache.token()
         clock.advance(minutes: 49)
-        #expect(await cache.token() == first)
+        #expect(cache.token() == first)
         clock.advance(minutes: 1)
-        let second = await cache.token()
+        let second = cache.token()
         #expect(second != first)
-        #expect(await cache.tokensIssued == 2)
+        #expect(cache.tokensIssued == 2)
     }
 
     @Test func ageIsClampedToTwentyToSixtyMinutes() async {
         let clock = TestClock()
         let eager = ProviderTokenCache(key: Keys.signing, maximumAge: 60, now: { clock.now })
-        let first = await eager.token()
+        let first = eager.token()
         clock.advance(minutes: 19)
-        #expect(await eager.token() == first)
+        #expect(eager.token() == first)
         let lazy = ProviderTokenCache(key: Keys.signing, maximumAge: 3 * 3600, now: { clock.now })
-        let old = await lazy.token()
+        let old = lazy.token()
         clock.advance(minutes: 60)
-        #expect(await lazy.token() != old)
+        #expect(lazy.token() != old)
     }
 
     @Test func expiredTokenIsRenewedOnlyIfTwentyMinutesOld() async {
         let clock = TestClock()
         let cache = ProviderTokenCache(key: Keys.signing, now: { clock.now })
-        let first = await cache.token()
+        let first = cache.token()
         clock.advance(minutes: 5)
-        #expect(await cache.refresh(after: first) == nil)
+        #expect(cache.refresh(after: first) == nil)
         clock.advance(minutes: 15)
-        let renewed = await cache.refresh(after: first)
+        let renewed = cache.refresh(after: first)
         #expect(renewed != nil && renewed != first)
         // A second report about the old token gets the current one, not yet another.
-        #expect(await cache.refresh(after: first) == renewed)
+        #expect(cache.refresh(after: first) == renewed)
     }
 
     @Test func keyErrorsAreClearAndTheKeyIsNeverPrinted() {
@@ -195,11 +195,15 @@ import Testing
     }
 }
 
-@Test func generatedAPNsIDsAreVersion4UUIDs() {
-    let ids = (0..<100).map { _ in APNsClient.randomUUID() }
-    #expect(Set(ids).count == 100)
-    for id in ids {
-        let text = id.uuidString.lowercased()
+@Test func generatedAPNsIDsAreDistinctVersion4UUIDs() {
+    let source = APNsIDSource(), other = APNsIDSource()
+    let ids = (0..<10_000).map { _ in source.next() }
+    #expect(Set(ids).count == ids.count)
+    // Another process (another pair of keys) does not repeat this one's ids.
+    #expect(Set(ids).isDisjoint(with: (0..<10_000).map { _ in other.next() }))
+    for id in ids.prefix(200) {
+        let text = APNsIDSource.lowercasedText(id)
+        #expect(text == id.uuidString.lowercased())
         #expect(Array(text)[14] == "4", "\(text)")
         #expect("89ab".contains(Array(text)[19]), "\(text)")
     }
