@@ -85,6 +85,8 @@ let package = Package(
             dependencies: [
                 "Vocabulary", "Game", "PushPolicy", "Store",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's own C API, for the write and statement counters GRDB does not expose.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
         // The PostgreSQL engine through PostgresNIO: for studios that run their own

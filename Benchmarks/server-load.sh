@@ -1,18 +1,25 @@
 #!/usr/bin/env bash
-# ServerLoadBench on both stores in one session, so their figures compare: first
-# a SQLite file, then a PostgreSQL cluster of its own (initdb + pg_ctl as the
-# postgres user into a temporary folder, on a free port; never the system's
-# cluster), with PostgreSQL's stock durability (fsync on, synchronous commits).
+# ServerLoadBench on both stores in one session, so their figures compare: for
+# each number of adventures, first a SQLite file, then a PostgreSQL cluster of its
+# own (initdb + pg_ctl as the postgres user into a temporary folder, on a free
+# port; never the system's cluster), with PostgreSQL's stock durability (fsync
+# on, synchronous commits) and pg_stat_statements loaded to count statements.
+# The APNs endpoint is `rangers apns-sim` in a process of its own, so the CPU
+# figures are the server's alone.
 #
-#   bash Benchmarks/server-load.sh [adventures=1500] [seconds=60] [tick interval=1]
+#   bash Benchmarks/server-load.sh ["adventures ..."=1500] [seconds=60] [tick interval=1]
+#   STORES=sqlite bash Benchmarks/server-load.sh "1500 3000 5000"
 set -euo pipefail
 cd "$(dirname "$0")/.."
-adventures=${1:-1500}
+counts=${1:-1500}
 seconds=${2:-60}
 interval=${3:-1}
+stores=${STORES:-sqlite postgres}
 
 swift build -c release --product ServerLoadBench >/dev/null
+swift build -c release --product rangers >/dev/null
 bench=.build/release/ServerLoadBench
+rangers=.build/release/rangers
 
 pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 [[ -x "$pgbin/initdb" ]] || { echo "server-load.sh: PostgreSQL is not installed (apt-get install postgresql)" >&2; exit 2; }
@@ -24,16 +31,45 @@ echo "$password" > "$folder/password"
 [[ $(id -u) == 0 ]] && chown -R postgres:postgres "$folder"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 stop() { as_postgres "$pgbin/pg_ctl" -D "$folder/data" -m fast stop >/dev/null 2>&1 || true; rm -rf "$folder"; }
-trap stop EXIT
+simulator_pid=""
+stop_all() { [[ -n $simulator_pid ]] && kill "$simulator_pid" 2>/dev/null; wait 2>/dev/null; stop; }
+trap stop_all EXIT
 as_postgres "$pgbin/initdb" -D "$folder/data" -U postgres --auth=scram-sha-256 --pwfile="$folder/password" \
     --encoding=UTF8 >/dev/null
 as_postgres "$pgbin/pg_ctl" -D "$folder/data" -l "$folder/server.log" -w \
-    -o "-p $port -k $folder -c listen_addresses=127.0.0.1 -c shared_buffers=512MB -c max_connections=100" start >/dev/null
-PGPASSWORD=$password as_postgres "$pgbin/psql" -h 127.0.0.1 -p "$port" -U postgres -q -c "CREATE DATABASE rangers_bench" postgres
+    -o "-p $port -k $folder -c listen_addresses=127.0.0.1 -c shared_buffers=512MB -c max_connections=100 -c shared_preload_libraries=pg_stat_statements" start >/dev/null
+database="postgres://postgres:$password@127.0.0.1:$port"
 
-echo "== SQLite"
-"$bench" --adventures "$adventures" --seconds "$seconds" --tick-interval "$interval"
-echo
-echo "== PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}')"
-"$bench" --adventures "$adventures" --seconds "$seconds" --tick-interval "$interval" \
-    --database "postgres://postgres:$password@127.0.0.1:$port/rangers_bench?sslmode=disable"
+# The APNs endpoint, in its own process; it answers like APNs and counts.
+"$rangers" apns-sim --port 0 --key-dir "$folder/apns-sim" >"$folder/apns-sim.txt" 2>&1 &
+simulator_pid=$!
+for _ in $(seq 100); do grep -q "key id:" "$folder/apns-sim.txt" 2>/dev/null && break; sleep 0.2; done
+apns_url=$(sed -n 's/^APNs simulator listening on \([^ ]*\).*/\1/p' "$folder/apns-sim.txt")
+ca_file=$(sed -n 's/.*CA file (its TLS certificate): //p' "$folder/apns-sim.txt")
+key_file=$(sed -n 's/.*provider key (.p8, signs JWTs): //p' "$folder/apns-sim.txt")
+key_id=$(sed -n 's/.*key id: \([^ ]*\) .*/\1/p' "$folder/apns-sim.txt")
+team_id=$(sed -n 's/.*team id: \([^ ]*\).*/\1/p' "$folder/apns-sim.txt")
+[[ -n $apns_url && -n $key_id ]] || { echo "server-load.sh: the APNs simulator did not start:" >&2; cat "$folder/apns-sim.txt" >&2; exit 1; }
+apns=(--apns-url "$apns_url" --ca-file "$ca_file" --key-file "$key_file" --key-id "$key_id" --team-id "$team_id")
+echo "APNs simulator (own process) at $apns_url"
+
+run=0
+for adventures in $counts; do
+    for store in $stores; do
+        run=$((run + 1))
+        echo
+        if [[ $store == sqlite ]]; then
+            echo "== $adventures adventures, SQLite"
+            "$bench" --adventures "$adventures" --seconds "$seconds" --tick-interval "$interval" "${apns[@]}"
+        else
+            echo "== $adventures adventures, PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}')"
+            # A fresh database per run, with the statement counter in it.
+            PGPASSWORD=$password as_postgres "$pgbin/psql" -h 127.0.0.1 -p "$port" -U postgres -q \
+                -c "CREATE DATABASE rangers_bench_$run" postgres
+            PGPASSWORD=$password as_postgres "$pgbin/psql" -h 127.0.0.1 -p "$port" -U postgres -q \
+                -c "CREATE EXTENSION pg_stat_statements" "rangers_bench_$run"
+            "$bench" --adventures "$adventures" --seconds "$seconds" --tick-interval "$interval" "${apns[@]}" \
+                --database "$database/rangers_bench_$run?sslmode=disable"
+        fi
+    done
+done

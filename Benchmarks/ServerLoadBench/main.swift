@@ -1,15 +1,20 @@
 // The server under load: N running adventures of 3 heroes at a one-second tick,
 // each hero's player with a Live Activity, played by the real Ticker and sent by
-// the real Dispatcher through libcurl to the APNs simulator, over one SQLite file
+// the real Dispatcher through libcurl to an APNs simulator, over one SQLite file
 // or, with --database, a PostgreSQL database (`Benchmarks/server-load.sh` runs both).
 //
 //   swift run -c release ServerLoadBench [--adventures 10000] [--seconds 60] [--warm-up 10] [--tick-interval 1]
 //                                        [--batch-size 500] [--ticker-only] [--database postgres://…]
+//                                        [--apns-url https://… --ca-file F --key-file F --key-id ID --team-id ID]
+//
+// Without --apns-url the simulator runs in this process (its CPU counted with the
+// server's); with it, pushes go to that endpoint (`rangers apns-sim` in a process
+// of its own), so the CPU is the server's alone.
 //
 // Prints how late ticks are stored after their game time (p50/p99/max), ticks and
-// pushes per second against what the load asks for, the process's CPU (the
-// simulator runs in the same process, so its share is included), PostgreSQL's
-// (every `postgres` process's, from /proc) and memory.
+// pushes per second against what the load asks for, the process's CPU,
+// PostgreSQL's (every `postgres` process's, from /proc), memory, and per
+// adventure-tick: CPU, bytes of write-ahead log and statements.
 import APNs
 import APNsCurl
 import APNsSimulator
@@ -34,6 +39,12 @@ struct Options {
     var tickerOnly = false
     /// A PostgreSQL database to run on instead of a SQLite file; it should be empty.
     var databaseURL: String?
+    /// An APNs endpoint in another process, and what it takes to reach it.
+    var apnsURL: String?
+    var caFile: String?
+    var keyFile: String?
+    var keyID = "LOADKEY001"
+    var teamID = "LOADTEAM01"
 
     static func parse() throws -> Options {
         var options = Options()
@@ -43,9 +54,17 @@ struct Options {
                 options.tickerOnly = true
                 continue
             }
-            if argument == "--database" {
-                guard let url = arguments.next() else { throw BenchError("--database needs a postgres:// URL") }
-                options.databaseURL = url
+            let textOptions: [String: WritableKeyPath<Options, String?>] = [
+                "--database": \.databaseURL, "--apns-url": \.apnsURL, "--ca-file": \.caFile, "--key-file": \.keyFile,
+            ]
+            if let field = textOptions[argument] {
+                guard let value = arguments.next(), !value.isEmpty else { throw BenchError("\(argument) needs a value") }
+                options[keyPath: field] = value
+                continue
+            }
+            if argument == "--key-id" || argument == "--team-id" {
+                guard let value = arguments.next(), !value.isEmpty else { throw BenchError("\(argument) needs a value") }
+                if argument == "--key-id" { options.keyID = value } else { options.teamID = value }
                 continue
             }
             guard let text = arguments.next(), let value = Int(text), value > 0 else {
@@ -63,6 +82,9 @@ struct Options {
                 options.tickInterval = value
             default: throw BenchError("unknown option \(argument)")
             }
+        }
+        if options.apnsURL != nil, options.keyFile == nil {
+            throw BenchError("--apns-url needs --key-file (and --key-id, --team-id) of a key the endpoint trusts")
         }
         return options
     }
@@ -96,15 +118,31 @@ let content = resources.content
 let route = content.game.routes[0].id
 let heroes = [HeroID("power-panda"), HeroID("egghead"), HeroID("spouty")]
 
-// The APNs simulator in this process, reached through libcurl over TLS and HTTP/2.
-// It counts every push but keeps only the last thousand, so that the memory
-// reported is the server's rather than the simulator's record of what it received.
-let simulator = try await APNsSimulator.start(APNsSimulatorConfiguration(recordLimit: 1_000))
-let key = APNsSigningKey.generate(keyID: "LOADKEY001", teamID: "LOADTEAM01").key
-try simulator.registerProviderKey(key)
-let apns = APNsClient(environment: .custom(simulator.baseURL), key: key,
-                      transport: try CurlHTTP2Transport(configuration: CurlTransportConfiguration(caFile: simulator.certificateFile)))
 let lags = LagRecorder()
+let residentBeforeSetUp = residentBytes()
+// The APNs endpoint: another process's (--apns-url), or a simulator in this one.
+// The in-process simulator keeps only its last thousand pushes, so that the
+// memory reported is the server's rather than its record of what it received.
+let simulator: APNsSimulator?
+let key: APNsSigningKey
+let apnsURL: String
+let caFile: URL?
+if let url = options.apnsURL, let keyFile = options.keyFile {
+    simulator = nil
+    key = try APNsSigningKey(contentsOf: URL(fileURLWithPath: keyFile), keyID: options.keyID, teamID: options.teamID)
+    apnsURL = url
+    caFile = options.caFile.map { URL(fileURLWithPath: $0) }
+} else {
+    let started = try await APNsSimulator.start(APNsSimulatorConfiguration(recordLimit: 1_000))
+    key = APNsSigningKey.generate(keyID: options.keyID, teamID: options.teamID).key
+    try started.registerProviderKey(key)
+    simulator = started
+    apnsURL = started.baseURL
+    caFile = started.certificateFile
+}
+let apns = APNsClient(environment: .custom(apnsURL), key: key,
+                      transport: try CurlHTTP2Transport(configuration: CurlTransportConfiguration(caFile: caFile)),
+                      metrics: lags)
 let services: [any Service] = (options.tickerOnly ? [] : [Dispatcher(store: store, client: apns)]) + [
     Ticker(store: store, content: content, policy: configuration.pushPolicy, bundleID: configuration.bundleID,
            settings: Ticker.Settings(batchSize: options.batchSize), metrics: lags),
@@ -168,41 +206,33 @@ struct Sample {
     var postgresCPU: Double
     var ticks: Int
     var pushes: Int
-    var database: DatabaseFigures?
+    var activity: StoreActivity?
+    var leasesTaken: Double?
 }
 
-/// PostgreSQL's own counters, read with `psql` (statements need the
-/// `pg_stat_statements` extension; without it they are left out).
-struct DatabaseFigures {
-    var statements: Double?
-    var walBytes: Double
-    var leasesTaken: Double
-}
-func databaseFigures() -> DatabaseFigures? {
+/// Leases taken so far (PostgreSQL's `lease_log`, read with `psql`): how often
+/// adventures moved between nodes.
+func leasesTaken() -> Double? {
     guard let url = options.databaseURL else { return nil }
     let psql = Process()
     psql.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    psql.arguments = ["psql", url, "-Atc", """
-        SELECT (SELECT sum(calls) FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())),
-               pg_current_wal_lsn() - '0/0', (SELECT count(*) FROM lease_log)
-        """]
+    psql.arguments = ["psql", url, "-Atc", "SELECT count(*) FROM lease_log"]
     let output = Pipe()
     psql.standardOutput = output
     psql.standardError = FileHandle.nullDevice
     guard (try? psql.run()) != nil else { return nil }
     let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     psql.waitUntilExit()
-    let fields = text.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: "|", omittingEmptySubsequences: false)
-    guard fields.count == 3, let wal = Double(fields[1]), let leases = Double(fields[2]) else { return nil }
-    return DatabaseFigures(statements: Double(fields[0]), walBytes: wal, leasesTaken: leases)
+    return Double(text.trimmingCharacters(in: .whitespacesAndNewlines))
 }
-func sample() -> Sample {
+func sample() async -> Sample {
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
     let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
         + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1_000_000
-    return Sample(at: .now, cpu: cpu, postgresCPU: postgresCPUSeconds(), ticks: lags.count, pushes: simulator.acceptedCount,
-                  database: databaseFigures())
+    let activity = try? await (store as? any StoreActivityReporting)?.activity()
+    return Sample(at: .now, cpu: cpu, postgresCPU: postgresCPUSeconds(), ticks: lags.count, pushes: lags.delivered,
+                  activity: activity, leasesTaken: leasesTaken())
 }
 
 /// User and system CPU of every process named `postgres` (the server and its
@@ -222,6 +252,11 @@ func postgresCPUSeconds() -> Double {
     }
     return total
 }
+func residentBytes() -> Double {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+    return (Double(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) * 1024
+}
 func memory(_ field: String) -> String {
     let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
     let line = status.split(separator: "\n").first { $0.hasPrefix(field + ":") } ?? ""
@@ -236,9 +271,9 @@ try await withThrowingTaskGroup(of: Void.self) { tasks in
     tasks.addTask { try await group.run() }
     try await Task.sleep(for: .seconds(max(0, -behind) + options.warmUp))
     lags.reset()
-    let first = sample()
+    let first = await sample()
     try await Task.sleep(for: .seconds(options.seconds))
-    let last = sample()
+    let last = await sample()
     await group.triggerGracefulShutdown()
     try await tasks.waitForAll()
 
@@ -252,28 +287,40 @@ try await withThrowingTaskGroup(of: Void.self) { tasks in
         ticks stored      \(String(format: "%.0f", Double(last.ticks - first.ticks) / wall))/s of \(options.adventures / options.tickInterval)/s due
         tick lag          p50 \(percentile(0.5)) · p99 \(percentile(0.99)) · max \(lag.last.map { String(format: "%.0f ms", $0) } ?? "-")
         pushes delivered  \(String(format: "%.0f", Double(last.pushes - first.pushes) / wall))/s
-        CPU               \(String(format: "%.2f", (last.cpu - first.cpu) / wall)) cores (ticker, dispatcher, \(options.databaseURL == nil ? "SQLite and " : "")the simulator)\(options.databaseURL == nil ? "" : String(format: "\nPostgreSQL CPU    %.2f cores (every postgres process)", (last.postgresCPU - first.postgresCPU) / wall))
-        memory            \(memory("VmRSS")) resident, \(memory("VmHWM")) peak
+        CPU               \(String(format: "%.2f", (last.cpu - first.cpu) / wall)) cores (ticker, dispatcher\(options.databaseURL == nil ? ", SQLite" : "")\(simulator == nil ? "" : " and the simulator"))\(options.databaseURL == nil ? "" : String(format: "\nPostgreSQL CPU    %.2f cores (every postgres process)", (last.postgresCPU - first.postgresCPU) / wall))
+        memory            \(memory("VmRSS")) resident, \(memory("VmHWM")) peak; \(String(format: "%.1f KiB", (residentBytes() - residentBeforeSetUp) / 1024 / Double(options.adventures))) per adventure (growth since before the setup)
         """)
-    if let before = first.database, let after = last.database {
-        // Every node of a cluster reads the same database counters: per tick means
-        // per tick stored by any node.
-        let ticks = max(1, Double(last.ticks - first.ticks))
-        let statements = zip([before.statements], [after.statements]).compactMap { a, b in a.flatMap { a in b.map { $0 - a } } }.first
-        print("""
-            database          \(statements.map { String(format: "%.0f statements/s", $0 / wall) } ?? "statements not counted (no pg_stat_statements)") · \(String(format: "%.2f MB/s WAL", (after.walBytes - before.walBytes) / wall / 1e6)) · \(String(format: "%.1f", (after.leasesTaken - before.leasesTaken) / wall * 60)) leases taken/min
-            this node's ticks \(String(format: "%.4f", (last.cpu - first.cpu) / ticks)) CPU-s per adventure-tick
-            """)
+    // Per tick stored by this process; on a shared PostgreSQL the log and
+    // statement counters are every node's, so a cluster divides by all nodes' ticks.
+    let ticks = max(1, Double(last.ticks - first.ticks))
+    var perTick = [String(format: "%.2f ms CPU", (last.cpu - first.cpu) / ticks * 1000)]
+    if options.databaseURL != nil {
+        perTick.append(String(format: "%.2f ms PostgreSQL CPU", (last.postgresCPU - first.postgresCPU) / ticks * 1000))
+    }
+    if let before = first.activity, let after = last.activity {
+        perTick.append(String(format: "%.1f KB of WAL", Double(after.logBytesWritten - before.logBytesWritten) / ticks / 1000))
+        if let a = before.statements, let b = after.statements {
+            perTick.append(String(format: "%.1f statements", Double(b - a) / ticks))
+        }
+    }
+    print("per adventure-tick \(perTick.joined(separator: " · "))")
+    if let before = first.leasesTaken, let after = last.leasesTaken {
+        print(String(format: "leases            %.1f taken/min", (after - before) / wall * 60))
     }
 }
 await apns.shutdown()
-try await simulator.shutdown()
+try await simulator?.shutdown()
 await resources.close()
 
-/// Keeps every tick's lag (`rangers_tick_lag_seconds`); other metrics are dropped.
+/// Keeps every tick's lag (`rangers_tick_lag_seconds`) and counts pushes APNs
+/// accepted (`apns_pushes_total` with status 200); other metrics are dropped.
 final class LagRecorder: MetricsFactory, @unchecked Sendable {
     private let lock = NSLock()
     private var nanoseconds: [Int64] = []
+    private var deliveredCount = 0
+
+    var delivered: Int { lock.withLock { deliveredCount } }
+    fileprivate func countDelivered(_ count: Int64) { lock.withLock { deliveredCount += Int(count) } }
 
     var count: Int { lock.withLock { nanoseconds.count } }
     func reset() { lock.withLock { nanoseconds.removeAll() } }
@@ -282,7 +329,10 @@ final class LagRecorder: MetricsFactory, @unchecked Sendable {
     func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {
         label == "rangers_tick_lag_seconds" ? LagTimer(recorder: self) : NOOPMetricsHandler.instance
     }
-    func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler { NOOPMetricsHandler.instance }
+    func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler {
+        label == "apns_pushes_total" && dimensions.contains { $0 == ("status", "200") }
+            ? DeliveredCounter(recorder: self) : NOOPMetricsHandler.instance
+    }
     func makeFloatingPointCounter(label: String, dimensions: [(String, String)]) -> any FloatingPointCounterHandler {
         NOOPMetricsHandler.instance
     }
@@ -295,6 +345,13 @@ final class LagRecorder: MetricsFactory, @unchecked Sendable {
     func destroyTimer(_ handler: any TimerHandler) {}
 
     fileprivate func record(_ value: Int64) { lock.withLock { nanoseconds.append(value) } }
+}
+
+private final class DeliveredCounter: CounterHandler, @unchecked Sendable {
+    init(recorder: LagRecorder) { self.recorder = recorder }
+    let recorder: LagRecorder
+    func increment(by amount: Int64) { recorder.countDelivered(amount) }
+    func reset() {}
 }
 
 private final class LagTimer: TimerHandler, @unchecked Sendable {

@@ -17,6 +17,8 @@ public final class SQLiteStore: RangersStore {
     /// Marks the pushes this store claims: no other store's dispatcher records
     /// their answers, and a later store on the file sends them again.
     let claimant = UUID().uuidString.lowercased()
+    /// Statements the writer connection ran (`activity()`).
+    let writerStatements = StatementCounter()
 
     /// Opens (or creates) the file and brings its schema up to date.
     public init(path: String = SQLiteStore.defaultPath) throws {
@@ -27,8 +29,10 @@ public final class SQLiteStore: RangersStore {
         // lock for a moment: wait for it rather than fail.
         configuration.busyMode = .timeout(5)
         configuration.label = "SQLiteStore"
+        let statements = writerStatements
         configuration.prepareDatabase { db in
             guard !db.configuration.readonly else { return }
+            statements.count(on: db)
             // Under load the ticker rewrites the same pages (each adventure's latest
             // events, its row, its activities' budgets) every second. Checkpointing
             // every 4 MiB of WAL (SQLite's default) wrote those pages to the file and
