@@ -170,7 +170,7 @@ let package = Package(
         .testTarget(name: "VocabularyTests", dependencies: ["Vocabulary"]),
         .testTarget(name: "GameTests", dependencies: ["Vocabulary", "Game", "Catalog"], exclude: ["Golden"]),
         .testTarget(name: "CatalogTests", dependencies: ["Game", "Catalog"]),
-        .testTarget(name: "WireTests", dependencies: ["Wire"], exclude: ["Golden"]),
+        .testTarget(name: "WireTests", dependencies: ["Wire", "Vocabulary"], exclude: ["Golden"]),
         .testTarget(
             name: "APNsTests",
             dependencies: [

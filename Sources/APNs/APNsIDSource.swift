@@ -1,4 +1,5 @@
 import Foundation
+import Vocabulary
 
 /// Makes the `apns-id` of each push: a version 4 UUID, unique within the process
 /// and unpredictable across processes, without a system call per push.
@@ -24,21 +25,12 @@ final class APNsIDSource: @unchecked Sendable {
             counter &+= 1
             return counter
         }
-        var words = (Self.mix(keys.0 &+ n), Self.mix(keys.1 &+ n))
+        var words = (SplitMix64.mix(keys.0 &+ n), SplitMix64.mix(keys.1 &+ n))
         return withUnsafeMutableBytes(of: &words) { bytes in
             bytes[6] = bytes[6] & 0x0F | 0x40  // version 4
             bytes[8] = bytes[8] & 0x3F | 0x80  // RFC 4122 variant
             return UUID(uuid: bytes.loadUnaligned(as: uuid_t.self))
         }
-    }
-
-    /// SplitMix64's output function (Steele, Lea, Flood 2014): invertible, so
-    /// distinct inputs give distinct outputs.
-    static func mix(_ value: UInt64) -> UInt64 {
-        var z = value
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 
     /// `uuid.uuidString.lowercased()` without the two intermediate strings.

@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
+import Vocabulary
 
 /// A local APNs: HTTP/2 over TLS, checking requests as Apple does (`PushRequestChecks`),
 /// answering with Apple's statuses and reasons, recording every push, injecting faults.

@@ -76,24 +76,6 @@ struct SimulatorFaults {
     }
 }
 
-/// SplitMix64: a small seeded generator, so a fault share fails the same requests on every run.
-struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    /// Uniform in 0..<1 from the top 53 bits.
-    mutating func nextUnitInterval() -> Double { Double(next() >> 11) * 0x1.0p-53 }
-}
-
 /// Records hold the request's `authorization` header; printed (in a failed test's
 /// message, say) they show which key signed it but never the bearer token itself.
 private func redactedHeaders(_ headers: [(name: String, value: String)]) -> String {

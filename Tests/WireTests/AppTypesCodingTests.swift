@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Vocabulary
 import Wire
 
 /// The phone decodes `content-state` and `attributes` with a plain
@@ -99,20 +100,8 @@ import Wire
     }
 }
 
-/// A small seeded generator, so a failing state can be reproduced.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+/// Generated values from a seeded generator, so a failing state can be reproduced.
+extension SplitMix64 {
     static let words = ["Power Panda", "🐼", "용사", "冒险者", "Mr. Spook", "💀", "👩‍👩‍👧‍👦", "🇻🇳", "é", "\"quoted\"", "a/b", "\\"]
 
     mutating func text(words count: Int) -> String {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Vocabulary
 @testable import Wire
 
 /// The hand-written payload JSON is `JSONEncoder`'s, byte for byte, over
@@ -7,16 +8,11 @@ import Testing
 /// and localized, every language the catalog has, escapes, numbers of every
 /// size, and the 4 KB shortening.
 @Suite struct PayloadWriterTests {
-    /// A small deterministic generator (SplitMix64), so a failure repeats.
+    /// Generated values from a seeded generator, so a failure repeats.
     struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        var random: SplitMix64
+        init(seed: UInt64) { random = SplitMix64(seed: seed) }
+        mutating func next() -> UInt64 { random.next() }
         mutating func int(_ range: ClosedRange<Int>) -> Int { range.lowerBound + Int(next() % UInt64(range.count)) }
         mutating func bool() -> Bool { next() & 1 == 0 }
         mutating func pick<T>(_ values: [T]) -> T { values[int(0...values.count - 1)] }
@@ -75,7 +71,7 @@ import Testing
     }()
 
     @Test(arguments: 0..<8) func theWrittenBytesAreJSONEncodersBytes(seed: Int) throws {
-        var generator = Generator(state: UInt64(seed))
+        var generator = Generator(seed: UInt64(seed))
         for _ in 0..<250 {
             let payload = generator.payload()
             let written = PayloadWriter.json(payload)
@@ -86,7 +82,7 @@ import Testing
     }
 
     @Test func aPushToTalkPayloadIsWrittenAsJSONEncoderWould() throws {
-        var generator = Generator(state: 7)
+        var generator = Generator(seed: 7)
         for _ in 0..<500 {
             let speaker = generator.bool() ? nil : PushToTalkPayload.ActiveSpeaker(
                 playerID: UUID().uuidString, playerName: generator.text(maxPieces: 2), heroName: generator.text(maxPieces: 1),
@@ -102,7 +98,7 @@ import Testing
     /// A payload over 4 KB is sent with its description shortened: the body sent
     /// is `JSONEncoder`'s encoding of the shortened payload, and the longest that fits.
     @Test func theShortenedPayloadIsEncodedAsJSONEncoderWould() throws {
-        var generator = Generator(state: 99)
+        var generator = Generator(seed: 99)
         var shortened = 0
         for _ in 0..<200 {
             let payload = generator.payload()
