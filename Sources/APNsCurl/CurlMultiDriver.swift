@@ -18,7 +18,7 @@ import Foundation
 final class CurlMultiDriver: @unchecked Sendable {
     private let configuration: CurlTransportConfiguration
     private let multi: CurlMultiHandle
-    private let lock = DriverLock()
+    private let lock = NSLock()
 
     // lock
     private var pendingAdds: [CurlTransfer] = []
@@ -289,11 +289,12 @@ final class CurlMultiDriver: @unchecked Sendable {
             case .poll: _ = curl_multi_poll(multi.raw, nil, 0, 1000, nil)
             case .stop:
                 multi.close()
-                let (idle, waiters, leftover) = lock.withLock {
-                    defer { idleTransfers = []; stopWaiters = []; jobs = [] }
-                    return (idleTransfers, stopWaiters, jobs)
+                // No job is left: the driver stops only with none queued, and
+                // `enqueue` sends later ones to the global executor.
+                let (idle, waiters) = lock.withLock {
+                    defer { idleTransfers = []; stopWaiters = [] }
+                    return (idleTransfers, stopWaiters)
                 }
-                for job in leftover { globalConcurrentExecutor.enqueue(job) }
                 _ = idle  // easy handles are freed here, after the multi handle let go of them
                 for waiter in waiters { waiter.resume() }
                 return

@@ -1,4 +1,3 @@
-#define _GNU_SOURCE
 #include "CCurlShim.h"
 
 CURLcode rangers_curl_easy_setopt_long(CURL *easy, CURLoption option, long value) {
@@ -70,15 +69,4 @@ unsigned int rangers_curl_runtime_version_number(void) {
 bool rangers_curl_runtime_supports_http2(void) {
     const curl_version_info_data *info = curl_version_info(CURLVERSION_NOW);
     return info != NULL && (info->features & CURL_VERSION_HTTP2) != 0;
-}
-
-int rangers_adaptive_mutex_init(pthread_mutex_t *mutex) {
-    pthread_mutexattr_t attributes;
-    pthread_mutexattr_init(&attributes);
-#ifdef PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP
-    pthread_mutexattr_settype(&attributes, PTHREAD_MUTEX_ADAPTIVE_NP);
-#endif
-    int result = pthread_mutex_init(mutex, &attributes);
-    pthread_mutexattr_destroy(&attributes);
-    return result;
 }

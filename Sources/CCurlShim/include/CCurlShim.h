@@ -60,13 +60,4 @@ static const long RANGERS_CURL_HTTP_VERSION_2TLS = CURL_HTTP_VERSION_2TLS;
 static const long RANGERS_CURL_SSLVERSION_TLSv1_2 = CURL_SSLVERSION_TLSv1_2;
 static const size_t RANGERS_CURL_ERROR_SIZE = CURL_ERROR_SIZE;
 
-// MARK: locking
-
-#include <pthread.h>
-
-/// A mutex that spins briefly before it sleeps (glibc's adaptive mutex, where
-/// available): the driver's critical sections last nanoseconds, and sleeping in
-/// the kernel for each contended one cost a futex call per push. Returns 0 on success.
-int rangers_adaptive_mutex_init(pthread_mutex_t *mutex);
-
 #endif
