@@ -156,6 +156,14 @@ let package = Package(
             ],
             path: "Benchmarks/ServerLoadBench"
         ),
+        .executableTarget(
+            name: "TickerCostBench",
+            dependencies: [
+                "Vocabulary", "Game", "Catalog", "PushPolicy", "Store", "Server",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/TickerCostBench"
+        ),
         .executableTarget(name: "PayloadBench", dependencies: ["Wire"], path: "Benchmarks/PayloadBench"),
         .executableTarget(
             name: "SimulationBench",

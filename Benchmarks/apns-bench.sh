@@ -28,7 +28,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 port="${APNS_BENCH_PORT:-18443}"
-upstream_port=$((port + 1))
 baseline=false
 rounds=3
 sink=proxy
@@ -42,16 +41,6 @@ while [ $# -gt 0 ]; do
 done
 case "$sink" in proxy|return) ;; *) echo "--sink is proxy or return, not '$sink'" >&2; exit 2 ;; esac
 case "$rounds" in ''|*[!0-9]*|0) echo "--rounds needs a positive number" >&2; exit 2 ;; esac
-as_root=()
-[ "$(id -u)" -eq 0 ] || as_root=(sudo)
-
-if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
-    echo "Installing nginx"
-    "${as_root[@]}" apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq nginx >/dev/null
-fi
-nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
-
 bench="${APNS_BENCH_BIN:-}"
 if [ -z "$bench" ]; then
     swift build -c release --product APNsBench
@@ -60,74 +49,12 @@ fi
 
 work="$(mktemp -d)"
 cleanup() {
-    if [ -s "$work/nginx.pid" ]; then
-        kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
-        sleep 0.5
-    fi
+    stop_nginx_sink "$work"
     rm -rf "$work"
 }
 trap cleanup EXIT
-
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
-    -subj "/CN=127.0.0.1" -addext "subjectAltName=IP:127.0.0.1" \
-    -keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
-
-cat >"$work/nginx.conf" <<CONF
-worker_processes auto;
-pid $work/nginx.pid;
-error_log $work/error.log warn;
-events { worker_connections 1024; }
-http {
-    access_log off;
-    client_body_temp_path $work/body;
-    proxy_temp_path $work/proxy;
-    fastcgi_temp_path $work/fastcgi;
-    uwsgi_temp_path $work/uwsgi;
-    scgi_temp_path $work/scgi;
-    server {
-        listen 127.0.0.1:$port ssl http2;
-        ssl_certificate $work/cert.pem;
-        ssl_certificate_key $work/key.pem;
-        ssl_protocols TLSv1.2 TLSv1.3;
-        # nginx's default (1000 requests per connection, then GOAWAY) would
-        # measure reconnects; APNs keeps connections for hours.
-        keepalive_requests 1000000000;
-        keepalive_timeout 600s;
-        http2_max_concurrent_streams 1000;
-        client_body_buffer_size 16k;
-        location /3/device/ {
-$(if [ "$sink" = proxy ]; then cat <<PROXY
-            # The whole body is read before the upstream is asked (request
-            # buffering), as APNs reads a push before it answers.
-            proxy_pass http://sink;
-            proxy_http_version 1.1;
-            proxy_set_header Connection "";
-PROXY
-else cat <<RETURN
-            add_header apns-id \$http_apns_id always;
-            return 200;
-RETURN
-fi)
-        }
-    }
-    upstream sink {
-        server 127.0.0.1:$upstream_port;
-        keepalive 64;
-        keepalive_requests 1000000000;
-    }
-    server {
-        listen 127.0.0.1:$upstream_port;
-        keepalive_requests 1000000000;
-        location / {
-            add_header apns-id \$http_apns_id always;
-            return 200;
-        }
-    }
-}
-CONF
-
-"$nginx_bin" -p "$work" -c "$work/nginx.conf"
-echo "nginx $("$nginx_bin" -v 2>&1 | sed 's/.*\///') listening on https://127.0.0.1:$port (sink: $sink)"
+source Benchmarks/nginx-sink.sh
+start_nginx_sink "$work" "$port" "$sink"
 if ! $baseline; then
     "$bench" --url "https://127.0.0.1:$port" --ca-file "$work/cert.pem" "$@"
     exit

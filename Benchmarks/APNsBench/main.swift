@@ -146,46 +146,61 @@ do {
     exit(2)
 }
 
-print("libcurl \(CurlLibrary.version), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(options.pushes) pushes per row, endpoint \(options.url)")
-print("connections  streams  in-flight   pushes/s   p50 ms   p99 ms   CPU s/10k  opened  failed")
-var failedRows = 0
-for connections in options.connections {
-    let inFlight = options.inFlight ?? connections * options.streams
-    let configuration = CurlTransportConfiguration(
-        maximumConnectionsPerHost: connections, maximumConcurrentStreamsPerConnection: options.streams,
-        maximumRequestsInFlight: inFlight, caFile: options.caFile)
-    let transport: CurlHTTP2Transport
-    do {
-        transport = try CurlHTTP2Transport(configuration: configuration)
-    } catch {
-        FileHandle.standardError.write(Data("APNsBench: \(error)\n".utf8))
-        exit(2)
-    }
-    // No retries: a failure should show as one, not as latency.
-    let executor: (any TaskExecutor)? = options.onTransportThread ? transport.executor : nil
-    let client = APNsClient(environment: .custom(options.url), key: key, transport: transport,
-                            retry: APNsRetryPolicy(maximumAttempts: 1))
-    // Warm-up opens the connections and fills libcurl's caches outside the measurement.
-    let warmup = await sendPushes(min(options.pushes, 2_000), workers: inFlight, client: client, executor: executor)
-    if warmup.failures > 0 {
-        FileHandle.standardError.write(Data("APNsBench: warm-up failed: \(warmup.firstFailure ?? "?")\n".utf8))
-        exit(1)
-    }
-    let cpuBefore = cpuSeconds()
-    let started = ContinuousClock.now
-    let result = await sendPushes(options.pushes, workers: inFlight, client: client, executor: executor)
-    let elapsed = ContinuousClock.now - started
-    let cpu = cpuSeconds() - cpuBefore
-    await client.shutdown()
+/// Sends the rows; returns how many had failures.
+func run() async -> Int {
+    print("libcurl \(CurlLibrary.version), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(options.pushes) pushes per row, endpoint \(options.url)")
+    print("connections  streams  in-flight   pushes/s   p50 ms   p99 ms   CPU s/10k  opened  failed")
+    var failedRows = 0
+    for connections in options.connections {
+        let inFlight = options.inFlight ?? connections * options.streams
+        let configuration = CurlTransportConfiguration(
+            maximumConnectionsPerHost: connections, maximumConcurrentStreamsPerConnection: options.streams,
+            maximumRequestsInFlight: inFlight, caFile: options.caFile)
+        let transport: CurlHTTP2Transport
+        do {
+            transport = try CurlHTTP2Transport(configuration: configuration)
+        } catch {
+            FileHandle.standardError.write(Data("APNsBench: \(error)\n".utf8))
+            exit(2)
+        }
+        // No retries: a failure should show as one, not as latency.
+        let executor: (any TaskExecutor)? = options.onTransportThread ? transport.executor : nil
+        let client = APNsClient(environment: .custom(options.url), key: key, transport: transport,
+                                retry: APNsRetryPolicy(maximumAttempts: 1))
+        // Warm-up opens the connections and fills libcurl's caches outside the measurement.
+        let warmup = await sendPushes(min(options.pushes, 2_000), workers: inFlight, client: client, executor: executor)
+        if warmup.failures > 0 {
+            FileHandle.standardError.write(Data("APNsBench: warm-up failed: \(warmup.firstFailure ?? "?")\n".utf8))
+            exit(1)
+        }
+        let cpuBefore = cpuSeconds()
+        let started = ContinuousClock.now
+        let result = await sendPushes(options.pushes, workers: inFlight, client: client, executor: executor)
+        let elapsed = ContinuousClock.now - started
+        let cpu = cpuSeconds() - cpuBefore
+        await client.shutdown()
 
-    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    let sorted = result.latencies.sorted()
-    print(String(format: "%11d  %7d  %9d  %9.0f  %7.2f  %7.2f  %10.3f  %6d  %6d", connections, options.streams, inFlight,
-                 Double(options.pushes) / seconds, percentile(sorted, 0.5), percentile(sorted, 0.99),
-                 cpu / Double(options.pushes) * 10_000, transport.connectionsOpened, result.failures))
-    if let failure = result.firstFailure {
-        print("  first failure: \(failure)")
-        failedRows += 1
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let sorted = result.latencies.sorted()
+        print(String(format: "%11d  %7d  %9d  %9.0f  %7.2f  %7.2f  %10.3f  %6d  %6d", connections, options.streams, inFlight,
+                     Double(options.pushes) / seconds, percentile(sorted, 0.5), percentile(sorted, 0.99),
+                     cpu / Double(options.pushes) * 10_000, transport.connectionsOpened, result.failures))
+        if let failure = result.firstFailure {
+            print("  first failure: \(failure)")
+            failedRows += 1
+        }
     }
+    return failedRows
 }
+
+// Not top-level `await`: that makes the main thread wait in `dispatch_main`,
+// where valgrind (Benchmarks/callgrind.sh) crashes; a detached task and a
+// semaphore do the same work.
+let finished = DispatchSemaphore(value: 0)
+nonisolated(unsafe) var failedRows = 0
+Task.detached {
+    failedRows = await run()
+    finished.signal()
+}
+finished.wait()
 exit(failedRows == 0 ? 0 : 1)
