@@ -29,11 +29,23 @@ extension SQLiteStore {
     }
 
     /// The pushes waiting for a target that the policy marked supersedable, when a
-    /// newer push to it is queued.
-    static let supersedeSQL = """
-        UPDATE outbox INDEXED BY outbox_pendingSupersedable SET state = 'superseded', outcome = ?
+    /// newer push to it is queued. Found first and then updated by id: an UPDATE
+    /// that searched the index it changes would gather the rows in a temporary
+    /// table on every push, though there is mostly nothing to supersede.
+    static let supersedableSQL = """
+        SELECT id FROM outbox INDEXED BY outbox_pendingSupersedable
         WHERE state = 'pending' AND supersedable AND targetKind = ? AND targetID = ?
         """
+
+    static func supersedeWaitingPushes(to target: PushTarget, _ db: Database) throws {
+        let waiting = try Int64.fetchAll(db.cachedStatement(sql: supersedableSQL),
+                                         arguments: [target.kind.rawValue, target.id])
+        guard !waiting.isEmpty else { return }
+        let supersede = try db.cachedStatement(sql: "UPDATE outbox SET state = 'superseded', outcome = ? WHERE id = ?")
+        for id in waiting {
+            try supersede.execute(arguments: [QueuedPushRules.supersededReason, id])
+        }
+    }
 
     static func drop(_ row: OutboxRow, because reason: String, _ db: Database) throws {
         try db.execute(sql: "UPDATE outbox SET state = 'dropped', outcome = ? WHERE id = ?", arguments: [reason, row.id])

@@ -33,7 +33,7 @@ extension SQLiteStore {
                 nextTickAt: startedAt + setup.tickInterval, endedAt: nil)
             try row.insert(db)
             for message in outbox {
-                try Self.enqueue(message, adventure: id, tick: 0, at: now, db)
+                try Self.enqueue(message, adventure: id, tick: 0, at: now.databaseValue, db)
             }
             return try row.value()
         }

@@ -104,7 +104,7 @@ extension SQLiteStore {
                                  new.contentType, new.durationMilliseconds, new.audio.count, new.audio, now, speakingUntil])
             let transmission = try Self.transmission(new.id, db)
             for listener in listeners where WalkieTalkiePolicy.hears(listener.player, messageOf: new.speaker) {
-                try Self.enqueue(push(listener, transmission), adventure: nil, tick: nil, at: now, db)
+                try Self.enqueue(push(listener, transmission), adventure: nil, tick: nil, at: now.databaseValue, db)
             }
             return transmission
         }
@@ -157,7 +157,7 @@ extension SQLiteStore {
         guard let channel = try channelRow(of: party, db) else { return }
         for member in try listeners(of: ChannelID(channel["id"]), db) where players?.contains(member.player) ?? true {
             if let message = leaveChannelPush(member) {
-                try enqueue(message, adventure: nil, tick: nil, at: now, db)
+                try enqueue(message, adventure: nil, tick: nil, at: now.databaseValue, db)
             } else {
                 try db.execute(sql: "UPDATE channelMember SET status = 'left', token = NULL, leftAt = ? WHERE id = ?",
                                arguments: [now, member.id.rawValue])

@@ -15,12 +15,14 @@ extension SQLiteStore {
     /// tick leaves the others stored. Returns, in order, where each stored tick
     /// left its adventure or why it was refused.
     public func recordTicks(_ records: [TickRecord], at now: Date) async throws -> [Result<StoredTick, StoreError>] {
-        try await write { db in
+        // Every push of the batch is queued at the same instant: its text is made once.
+        let queuedAt = now.databaseValue
+        return try await write { db in
             try records.map { record in
                 var stored: StoredTick?
                 let refusal = try Self.refusal {
                     try db.inSavepoint {
-                        stored = try Self.store(record, at: now, db)
+                        stored = try Self.store(record, at: now, queuedAt: queuedAt, db)
                         return .commit
                     }
                 }
@@ -32,7 +34,7 @@ extension SQLiteStore {
 
     // The statements below run thousands of times a second under load: cached
     // statements with only the columns a tick changes, not records.
-    private static func store(_ record: TickRecord, at now: Date, _ db: Database) throws -> StoredTick {
+    private static func store(_ record: TickRecord, at now: Date, queuedAt: DatabaseValue, _ db: Database) throws -> StoredTick {
         let (adventure, tick, state) = (record.adventure, record.tick, record.state)
         guard tick >= 1 else { throw StoreError.invalid("ticks count from 1, not \(tick)") }
         guard state.tick == tick else {
@@ -61,10 +63,7 @@ extension SQLiteStore {
             """).execute(arguments: [record.stateText, state.status.rawValue, tick, stored.nextTickAt,
                                      state.isRunning ? nil : startedAt + tick * interval, adventure.rawValue])
 
-        let insertEvent = try db.cachedStatement(sql: "INSERT INTO event (adventure, tick, position, event) VALUES (?, ?, ?, ?)")
-        for (position, event) in record.eventTexts.enumerated() {
-            try insertEvent.execute(arguments: [adventure.rawValue, tick, position, event])
-        }
+        try insertEvents(record.eventTexts, adventure: adventure, tick: tick, db)
 
         for id in record.appliedCommandIDs {
             try db.execute(sql: "UPDATE command SET tick = ? WHERE id = ? AND adventure = ? AND tick IS NULL",
@@ -75,7 +74,7 @@ extension SQLiteStore {
         }
 
         for message in record.outbox {
-            try enqueue(message, adventure: adventure, tick: tick, at: now, db)
+            try enqueue(message, adventure: adventure, tick: tick, at: queuedAt, db)
         }
         if !state.isRunning, let leaveChannelPush = record.leaveChannelPush {
             try sendOffChannel(party: PartyID(row[4]), players: nil, at: now, leaveChannelPush, db)
@@ -91,14 +90,36 @@ extension SQLiteStore {
         return stored
     }
 
+    /// A tick's events, in order, in as few statements as there are
+    /// `eventsPerStatement`s in them: one statement per event was a fifth of a tick's cost.
+    private static func insertEvents(_ events: [String], adventure: AdventureID, tick: Int, _ db: Database) throws {
+        var position = 0
+        for chunk in stride(from: 0, to: events.count, by: eventsPerStatement) {
+            let count = min(eventsPerStatement, events.count - chunk)
+            var arguments: [(any DatabaseValueConvertible)?] = []
+            arguments.reserveCapacity(count * 4)
+            for event in events[chunk..<chunk + count] {
+                arguments += [adventure.rawValue, tick, position, event]
+                position += 1
+            }
+            try db.cachedStatement(sql: insertEventsSQL[count]).execute(arguments: StatementArguments(arguments))
+        }
+    }
+
+    private static let eventsPerStatement = 16
+    /// `insertEventsSQL[n]` inserts n events.
+    private static let insertEventsSQL = (0...eventsPerStatement).map { count in
+        "INSERT INTO event (adventure, tick, position, event) VALUES "
+            + Array(repeating: "(?, ?, ?, ?)", count: count).joined(separator: ", ")
+    }
+
     /// Inserts one outbox row; it supersedes the pushes still waiting for its target
     /// that the policy marked supersedable. A leave-channel push (an end to a channel member)
     /// also marks the member as leaving: their token is kept until that push is
-    /// done with, then dropped.
-    static func enqueue(_ message: OutboxMessage, adventure: AdventureID?, tick: Int?, at now: Date, _ db: Database) throws {
-        try db.cachedStatement(sql: supersedeSQL).execute(arguments: [
-            QueuedPushRules.supersededReason, message.target.kind.rawValue, message.target.id,
-        ])
+    /// done with, then dropped. `queuedAt` is the instant as stored (`Date.databaseValue`).
+    static func enqueue(_ message: OutboxMessage, adventure: AdventureID?, tick: Int?, at queuedAt: DatabaseValue,
+                        _ db: Database) throws {
+        try supersedeWaitingPushes(to: message.target, db)
         try db.cachedStatement(sql: """
             INSERT INTO outbox (adventure, targetKind, targetID, pushType, topic, priority, expiration, payload, reason,
                                 hasAlert, isEnd, supersedable, tick, state, attempts, nextAttemptAt, createdAt)
@@ -106,11 +127,11 @@ extension SQLiteStore {
             """).execute(arguments: [
                 adventure?.rawValue, message.target.kind.rawValue, message.target.id, message.pushType.rawValue, message.topic.rawValue,
                 message.priority.rawValue, message.expiration, message.payload, message.reason, message.hasAlert,
-                message.isEnd, message.supersedable, tick, now, now,
+                message.isEnd, message.supersedable, tick, queuedAt, queuedAt,
             ])
         if message.isEnd, case .pushToTalk(let member) = message.target {
             try db.execute(sql: "UPDATE channelMember SET status = 'leaving', leftAt = ? WHERE id = ? AND status = 'joined'",
-                           arguments: [now, member.rawValue])
+                           arguments: [queuedAt, member.rawValue])
         }
     }
 }

@@ -21,7 +21,13 @@ public final class SQLiteStore: RangersStore {
     let writerStatements = StatementCounter()
 
     /// Opens (or creates) the file and brings its schema up to date.
-    public init(path: String = SQLiteStore.defaultPath) throws {
+    public convenience init(path: String = SQLiteStore.defaultPath) throws {
+        try self.init(path: path, migratingUpTo: nil)
+    }
+
+    /// Opens the file with the migrations up to `lastMigration` (all when nil):
+    /// tests make files as older versions left them.
+    init(path: String, migratingUpTo lastMigration: String?) throws {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         // Writes from this process are queued by the pool; another process on the
@@ -51,7 +57,11 @@ public final class SQLiteStore: RangersStore {
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         self.path = path
-        try Schema.migrator.migrate(pool)
+        if let lastMigration {
+            try Schema.migrator.migrate(pool, upTo: lastMigration)
+        } else {
+            try Schema.migrator.migrate(pool)
+        }
     }
 
     /// The migrations this file has run, in order; for `/healthz` and the tests.

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import Store
 
@@ -12,6 +13,7 @@ enum Schema {
         migrator.registerMigration("v3-pending-outbox", migrate: v3PendingOutbox)
         migrator.registerMigration("v4-supersedable", migrate: v4Supersedable)
         migrator.registerMigration("v5-claimant", migrate: v5Claimant)
+        migrator.registerMigration("v6-checks-as-comparisons", migrate: v6ChecksAsComparisons)
         return migrator
     }
 
@@ -250,5 +252,46 @@ enum Schema {
     /// and a claim by any other is one a stopped process left behind.
     private static func v5Claimant(_ db: Database) throws {
         try db.execute(sql: "ALTER TABLE outbox ADD COLUMN claimedBy TEXT")
+    }
+
+    /// A CHECK that lists allowed values with `IN (…)` makes SQLite build a
+    /// temporary B-tree of the list each time a row is inserted or the column is
+    /// updated: several per tick and per push (an outbox row has three such lists).
+    /// The same constraints written as comparisons joined by OR cost a few
+    /// comparisons. Only the constraints' text changes, and every stored row
+    /// satisfies the new text exactly as it did the old, so the table definitions
+    /// are rewritten in place: SQLite's documented way to change a constraint
+    /// without copying a table (https://www.sqlite.org/lang_altertable.html, "Making
+    /// Other Kinds Of Table Schema Changes"), instant however large the outbox is.
+    private static func v6ChecksAsComparisons(_ db: Database) throws {
+        let tables = try Row.fetchAll(db, sql: """
+            SELECT name, sql FROM sqlite_schema WHERE type = 'table'
+            AND name IN ('adventure', 'liveActivity', 'outbox', 'channelMember')
+            """)
+        guard tables.count == 4 else { throw StoreError.corrupt("v6: expected four tables, found \(tables.count)") }
+        try db.execute(sql: "PRAGMA writable_schema = ON")
+        for table in tables {
+            let name: String = table["name"], definition: String = table["sql"]
+            let rewritten = checksAsComparisons(definition)
+            guard rewritten != definition, !rewritten.contains(" IN ") else {
+                throw StoreError.corrupt("v6: the definition of \(name) is not the one the earlier migrations made")
+            }
+            try db.execute(sql: "UPDATE sqlite_schema SET sql = ? WHERE type = 'table' AND name = ?",
+                           arguments: [rewritten, name])
+        }
+        let version = try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0
+        try db.execute(sql: "PRAGMA schema_version = \(version + 1)")
+        try db.execute(sql: "PRAGMA writable_schema = OFF")
+    }
+
+    /// `column IN ('a', 'b')` → `(column = 'a' OR column = 'b')`, for lists of
+    /// literals (none of the schema's contains a comma or a parenthesis).
+    static func checksAsComparisons(_ definition: String) -> String {
+        let list = /(\w+)\s+IN\s*\(([^()]*)\)/
+        return definition.replacing(list) { match in
+            let column = match.output.1
+            let values = match.output.2.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            return "(" + values.map { "\(column) = \($0)" }.joined(separator: " OR ") + ")"
+        }
     }
 }

@@ -20,7 +20,7 @@ import Vocabulary
         let plans = try await store.rawRead { db in
             let statements: [(String, StatementArguments)] = [
                 (SQLiteStore.nextPendingSQL, [0, Date(), 10]),
-                (SQLiteStore.supersedeSQL, [QueuedPushRules.supersededReason, "liveActivity", "activity-1"]),
+                (SQLiteStore.supersedableSQL, ["liveActivity", "activity-1"]),
                 (SQLiteStore.unsettledCountSQL, []),
                 (SQLiteStore.recoverSQL, [QueuedPushRules.interruptedReason, "claimant"]),
             ]

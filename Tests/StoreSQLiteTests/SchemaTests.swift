@@ -11,7 +11,7 @@ import Vocabulary
     @Test func aNewFileGetsEveryMigrationWithWALAndForeignKeys() async throws {
         let scratch = try ScratchDatabase()
         let store = try scratch.open()
-        #expect(try await store.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable", "v5-claimant"])
+        #expect(try await store.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable", "v5-claimant", "v6-checks-as-comparisons"])
         #expect(FileManager.default.fileExists(atPath: scratch.path))
         let (journal, foreignKeys) = try await store.rawRead { db in
             (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Bool.fetchOne(db, sql: "PRAGMA foreign_keys"))
@@ -36,7 +36,7 @@ import Vocabulary
             partyID = trio.party.id
         }
         let reopened = try scratch.open()
-        #expect(try await reopened.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable", "v5-claimant"])
+        #expect(try await reopened.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable", "v5-claimant", "v6-checks-as-comparisons"])
         let player = try #require(try await reopened.player(authenticatedBy: key))
         #expect(player.name == "Bao")
         #expect(try await reopened.members(of: try #require(partyID)).count == 3)
@@ -61,11 +61,88 @@ import Vocabulary
             }
         }
         let store = try scratch.open()
-        #expect(try await store.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable", "v5-claimant"])
+        #expect(try await store.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable", "v5-claimant", "v6-checks-as-comparisons"])
         #expect(try await store.party("party-1").name == "Old party")
         // The party predates channels; it gets one when first asked, and keeps it.
         let channel = try await store.channel(of: "party-1")
         #expect(try await store.channel(of: "party-1").id == channel.id)
+    }
+
+    /// Writing a column whose CHECK lists its allowed values must not make SQLite
+    /// build a temporary B-tree of the list (it did for every push and tick before
+    /// v6), and the constraints must refuse what they refused before, in a file
+    /// migrated from v5 with rows in it.
+    @Test func listedValuesAreCheckedByComparisonsAfterV6() async throws {
+        let scratch = try ScratchDatabase()
+        do {
+            let store = try scratch.open(upTo: "v5-claimant")
+            let trio = try await Trio.make(in: store)
+            let adventure = try await trio.startAdventure()
+            try await trio.registerActivities(for: adventure.id)
+            try await store.playNextTick(of: adventure.id)
+        }
+        let store = try scratch.open()
+        // A push and a channel member, written after v6 with allowed values.
+        try await store.rawWrite { db in
+            try db.execute(sql: """
+                INSERT INTO outbox (targetKind, targetID, pushType, topic, priority, expiration, payload, reason, hasAlert,
+                                    isEnd, state, attempts, nextAttemptAt, createdAt)
+                VALUES ('liveActivity', 'a', 'liveactivity', 't', 5, 0, x'7b7d', 'r', 0, 0, 'pending', 0,
+                        '2025-01-01 00:00:00.000', '2025-01-01 00:00:00.000')
+                """)
+        }
+        let party = try #require(try await store.rawRead { try String.fetchOne($0, sql: "SELECT id FROM party") })
+        let player = try #require(try await store.rawRead { try String.fetchOne($0, sql: "SELECT id FROM player") })
+        _ = try await store.joinChannel(try await store.channel(of: PartyID(party)).id, player: PlayerID(player),
+                                        token: try PushToken(hex: String(repeating: "ab", count: 32)))
+        let writes = [
+            "UPDATE adventure SET status = ? WHERE id = ?",
+            "UPDATE liveActivity SET status = ? WHERE id = ?",
+            "UPDATE channelMember SET status = ? WHERE id = ?",
+            "UPDATE outbox SET state = ?, priority = ?, targetKind = ? WHERE id = ?",
+            """
+            INSERT INTO outbox (targetKind, targetID, pushType, topic, priority, expiration, payload, reason, hasAlert, isEnd,
+                                state, attempts, nextAttemptAt, createdAt)
+            VALUES (?, 'a', 'liveactivity', 't', ?, 0, x'7b7d', 'r', 0, 0, ?, 0, '2025-01-01 00:00:00.000', '2025-01-01 00:00:00.000')
+            """,
+        ]
+        // On the writer: SQLite leaves constraint checks out of a read-only connection's programs.
+        let temporaryTables = try await store.rawWrite { db in
+            try writes.map { sql in
+                let parameters = StatementArguments(Array(repeating: nil, count: sql.filter { $0 == "?" }.count))
+                return try Row.fetchAll(db, sql: "EXPLAIN " + sql, arguments: parameters)
+                    .filter { ($0["opcode"] as String) == "OpenEphemeral" }.count
+            }
+        }
+        #expect(temporaryTables == [0, 0, 0, 0, 0])
+
+        let refused: [(String, StatementArguments)] = [
+            ("UPDATE adventure SET status = ?", ["paused"]),
+            ("UPDATE liveActivity SET status = ?", ["asleep"]),
+            ("UPDATE outbox SET state = ?", ["lost"]),
+            ("UPDATE outbox SET priority = ?", [7]),
+            ("UPDATE outbox SET targetKind = ?", ["email"]),
+        ]
+        for (sql, arguments) in refused {
+            await #expect(throws: DatabaseError.self, "\(sql) \(arguments)") {
+                try await store.rawWrite { db in try db.execute(sql: sql, arguments: arguments) }
+            }
+        }
+        await #expect(throws: DatabaseError.self) {
+            try await store.rawWrite { db in try db.execute(sql: "UPDATE channelMember SET status = 'away'") }
+        }
+        // What was allowed still is, and the rows written before v6 are all there.
+        try await store.rawWrite { db in
+            try db.execute(sql: "UPDATE outbox SET priority = 10, state = 'dropped', targetKind = 'pushToTalk'")
+            try db.execute(sql: "UPDATE channelMember SET status = 'leaving'")
+        }
+        #expect(try await store.rawRead { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM event") } ?? 0 > 0)
+        #expect(try await store.rawRead { try String.fetchOne($0, sql: "PRAGMA integrity_check") } == "ok")
+    }
+
+    @Test func aListOfValuesBecomesComparisons() {
+        #expect(Schema.checksAsComparisons("s TEXT CHECK (s IN\n    ('a', 'b')), p INTEGER CHECK (p IN (1, 5, 10))")
+                == "s TEXT CHECK ((s = 'a' OR s = 'b')), p INTEGER CHECK ((p = 1 OR p = 5 OR p = 10))")
     }
 }
 

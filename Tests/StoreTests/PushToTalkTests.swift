@@ -28,10 +28,14 @@ import Vocabulary
         let store = try await database.open()
         let trio = try await Trio.make(in: store)
         let channel = try await store.channel(of: trio.party.id)
+        let joinedAt = Date()
         for (index, player) in trio.players.enumerated() {
             // Push To Talk tokens vary in length: one of them is longer than 32 bytes.
             let token = try PushToken(hex: String(repeating: String(format: "%02x", 200 + index), count: 32 + index * 8))
-            try await store.joinChannel(channel.id, player: player.id, token: token)
+            // A second apart: members are listed in the order they joined, and two
+            // joins in the same millisecond would be ordered by their random ids.
+            try await store.joinChannel(channel.id, player: player.id, token: token,
+                                        at: joinedAt.addingTimeInterval(TimeInterval(index)))
         }
         return (store, trio, channel)
     }
