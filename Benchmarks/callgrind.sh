@@ -11,7 +11,8 @@
 #   (Benchmarks/CurlBaseline), both against the same nginx sink that reads each
 #   body (Benchmarks/nginx-sink.sh), and their ratio;
 # - instructions per adventure-tick of the ticker (game, push policy, payload
-#   encoding and the SQLite store's commit: TickerCostBench, fixed seeds).
+#   encoding and the SQLite store's commit) with the dispatcher's claims and
+#   answers in the store, without the network (TickerCostBench, fixed seeds).
 # Each figure is the difference between a short and a long run of the same
 # program divided by the extra work, so start-up, TLS handshakes, warm-up and
 # the adventures' setup cancel out. Functions are counted the same way (self
@@ -161,7 +162,7 @@ if [ "$only" != apns ]; then
     ticker_short="$(callgrind "$work/ticker-short" "$bin/TickerCostBench" --adventures "$adventures" --rounds "$first")"
     ticker_long="$(callgrind "$work/ticker-long" "$bin/TickerCostBench" --adventures "$adventures" --rounds "$last")"
     ticks=$((adventures * rounds))
-    echo "ticker (game, policy, payloads, SQLite commit)  $(( (ticker_long - ticker_short) / ticks )) instructions per adventure-tick"
+    echo "ticker + dispatcher's store work, SQLite   $(( (ticker_long - ticker_short) / ticks )) instructions per adventure-tick"
     echo "top ten functions of the ticker (self instructions per adventure-tick):"
     top_ten "$work/ticker-short" "$work/ticker-long" "$ticks"
 fi

@@ -1,8 +1,9 @@
 // The ticker's cost per adventure-tick on a fixed workload: N adventures of 3
 // heroes, each hero's player with a Live Activity, seeds 0..<N, played tick by
 // tick by the real `Ticker` (game, push policy, payload encoding and the store's
-// commit) on a clock that advances one tick interval per round, with no
-// dispatcher and no wall-clock waits. The same options do the same work in every
+// commit) on a clock that advances one tick interval per round; after each round
+// every push is claimed and recorded as delivered through the store, as the
+// dispatcher does (without the network). No wall-clock waits. The same options do the same work in every
 // run, so `valgrind --tool=callgrind` counts the same instructions whatever else
 // the machine is doing; `Benchmarks/callgrind.sh` runs it at two lengths and
 // divides the difference by the extra adventure-ticks, which leaves the setup out.
@@ -67,6 +68,19 @@ func cpuSeconds() -> Double {
     return seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }
 
+/// What the dispatcher asks of the store, without the network: claims every due
+/// push in its batches and records each as delivered with the next claim.
+func deliverEverything(_ store: any RangersStore, at now: Date) async throws -> Int {
+    var answered: [PushResult] = []
+    var delivered = 0
+    repeat {
+        let claimed = try await store.recordAndClaim(answered, limit: 512, now: now).claimed
+        delivered += answered.count
+        answered = claimed.map { PushResult($0, .delivered(apnsID: "00000000-0000-4000-8000-000000000000")) }
+    } while !answered.isEmpty
+    return delivered
+}
+
 /// Sets up the adventures, then plays the rounds.
 func run() async throws {
     LoggingSystem.bootstrap { label in
@@ -123,16 +137,19 @@ func run() async throws {
                         now: { clock.now })
     let cpuBefore = cpuSeconds()
     var played = 0
+    var delivered = 0
     for round in 1...options.rounds {
-        clock.set(Date(timeIntervalSince1970: TimeInterval(startedAt + round)))
+        let now = Date(timeIntervalSince1970: TimeInterval(startedAt + round))
+        clock.set(now)
         while true {
             let stored = try await ticker.playDueTicks()
             if stored == 0 { break }
             played += stored
         }
+        delivered += try await deliverEverything(store, at: now)
     }
     let cpu = cpuSeconds() - cpuBefore
-    print("\(played) adventure-ticks (\(options.adventures) adventures × \(options.rounds) rounds) on \(configuration.store)")
+    print("\(played) adventure-ticks (\(options.adventures) adventures × \(options.rounds) rounds), \(delivered) pushes delivered, on \(configuration.store)")
     print(String(format: "CPU per adventure-tick: %.1f µs (rounds only)", cpu / Double(max(1, played)) * 1e6))
     await resources.close()
 }

@@ -10,12 +10,12 @@ extension SQLiteStore {
     static func currentToken(of target: PushTarget, isEnd: Bool, _ db: Database) throws -> TokenLookup {
         switch target {
         case .liveActivity(let id):
-            let status = try String.fetchOne(db.cachedStatement(sql: "SELECT status FROM liveActivity WHERE id = ?"),
-                                             arguments: [id.rawValue])
-            let token = try String.fetchOne(db.cachedStatement(sql: """
-                SELECT token FROM activityToken WHERE activity = ? AND invalidatedAt IS NULL
+            let row = try Row.fetchOne(db.cachedStatement(sql: """
+                SELECT liveActivity.status, activityToken.token FROM liveActivity
+                LEFT JOIN activityToken ON activityToken.activity = liveActivity.id AND activityToken.invalidatedAt IS NULL
+                WHERE liveActivity.id = ?
                 """), arguments: [id.rawValue])
-            return .liveActivity(status: status, validToken: token)
+            return .liveActivity(status: row?[0], validToken: row?[1])
         case .pushToStart(let id):
             let device = try DeviceRow.fetchOne(db, key: id.rawValue)
             return .pushToStart(deviceIsKnown: device != nil, validToken: device?.value.pushToStartToken?.hex)
@@ -47,8 +47,8 @@ extension SQLiteStore {
         }
     }
 
-    static func drop(_ row: OutboxRow, because reason: String, _ db: Database) throws {
-        try db.execute(sql: "UPDATE outbox SET state = 'dropped', outcome = ? WHERE id = ?", arguments: [reason, row.id])
+    static func drop(_ id: Int64, because reason: String, _ db: Database) throws {
+        try db.execute(sql: "UPDATE outbox SET state = 'dropped', outcome = ? WHERE id = ?", arguments: [reason, id])
     }
 
     /// A push's answer can be recorded once, only while it is being sent, and only
@@ -66,13 +66,19 @@ extension SQLiteStore {
         }
     }
 
+    /// Settles a push being sent by this store, in one statement; only when it
+    /// changed nothing is the row read again to say why (`requireSending`).
     static func settle(_ push: ClaimedPush, by claimant: String, as state: OutboxState, outcome: String?, _ db: Database) throws {
-        try requireSending(push, by: claimant, db)
-        try db.cachedStatement(sql: "UPDATE outbox SET state = ?, outcome = ? WHERE id = ?")
-            .execute(arguments: [state.rawValue, outcome, push.id.rawValue])
+        try db.cachedStatement(sql: "UPDATE outbox SET state = ?, outcome = ? WHERE id = ? AND state = 'sending' AND claimedBy = ?")
+            .execute(arguments: [state.rawValue, outcome, push.id.rawValue, claimant])
+        if !db.changedRows {
+            try requireSending(push, by: claimant, db)
+            throw StoreError.conflict("outbox row \(push.id) is no longer being sent by this store")
+        }
     }
 
-    static func log(_ push: ClaimedPush, status: Int?, reason: String?, apnsID: String?, attempts: Int, at now: Date,
+    /// `now` is the instant as stored (`Date.databaseValue`).
+    static func log(_ push: ClaimedPush, status: Int?, reason: String?, apnsID: String?, attempts: Int, at now: DatabaseValue,
                     _ db: Database) throws {
         try db.cachedStatement(sql: """
             INSERT INTO pushLog (outbox, adventure, targetKind, targetID, token, pushType, priority, status, reason,

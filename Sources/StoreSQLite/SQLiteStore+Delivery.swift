@@ -23,25 +23,26 @@ extension SQLiteStore {
     }
 
     static func record(_ results: [PushResult], by claimant: String, at now: Date, _ db: Database) throws -> [StoreError?] {
-        try results.map { result in
+        let loggedAt = now.databaseValue
+        return try results.map { result in
             try Self.refusal {
-                try db.inSavepoint {
-                    try Self.record(result.outcome, for: result.push, by: claimant, at: now, db)
-                    return .commit
+                try db.inCachedSavepoint {
+                    try Self.record(result.outcome, for: result.push, by: claimant, at: now, loggedAt: loggedAt, db)
                 }
             }
         }
     }
 
-    static func record(_ outcome: PushOutcome, for push: ClaimedPush, by claimant: String, at now: Date, _ db: Database) throws {
+    static func record(_ outcome: PushOutcome, for push: ClaimedPush, by claimant: String, at now: Date,
+                       loggedAt: DatabaseValue, _ db: Database) throws {
         switch outcome {
         case .delivered(let apnsID, let status, let attempts):
             try settle(push, by: claimant, as: .sent, outcome: nil, db)
-            try log(push, status: status, reason: nil, apnsID: apnsID, attempts: attempts, at: now, db)
+            try log(push, status: status, reason: nil, apnsID: apnsID, attempts: attempts, at: loggedAt, db)
             try finishLeaving(push.message, db)
         case .tokenInvalid(let status, let reason, let since, let apnsID, let attempts):
             try settle(push, by: claimant, as: .failed, outcome: "token no longer valid: \(reason)", db)
-            try log(push, status: status, reason: reason, apnsID: apnsID, attempts: attempts, at: now, db)
+            try log(push, status: status, reason: reason, apnsID: apnsID, attempts: attempts, at: loggedAt, db)
             try invalidate(push.token, reason: reason, since: since, at: now, db)
             try finishLeaving(push.message, db)
         case .retryLater(let nextAttempt, let reason):
@@ -50,7 +51,7 @@ extension SQLiteStore {
                            arguments: [nextAttempt, "retrying: \(reason)", push.id.rawValue])
         case .rejected(let status, let reason, let apnsID, let attempts):
             try settle(push, by: claimant, as: .failed, outcome: reason, db)
-            try log(push, status: status, reason: reason, apnsID: apnsID, attempts: attempts, at: now, db)
+            try log(push, status: status, reason: reason, apnsID: apnsID, attempts: attempts, at: loggedAt, db)
             try finishLeaving(push.message, db)
         }
     }

@@ -19,51 +19,76 @@ extension SQLiteStore {
         var claimed: [ClaimedPush] = []
         var after: Int64 = 0
         let nowSeconds = Int(now.timeIntervalSince1970)
+        // Compared with `nextAttemptAt` and stored as `claimedAt`: formatted once.
+        let nowValue = now.databaseValue
         let next = try db.cachedStatement(sql: Self.nextPendingSQL)
         let claim = try db.cachedStatement(sql: """
             UPDATE outbox SET state = 'sending', claimedAt = ?, claimedBy = ?, attempts = attempts + 1 WHERE id = ?
             """)
         while claimed.count < limit {
-            let candidates = try OutboxRow.fetchAll(next, arguments: [after, now, limit - claimed.count])
+            let candidates = try Row.fetchAll(next, arguments: [after, nowValue, limit - claimed.count]).map(PendingPush.init)
             guard let last = candidates.last else { break }
-            after = last.id!
+            after = last.id
             for row in candidates {
-                if row.supersedable, try Self.hasNewerPush(than: row, db) {
+                if row.message.supersedable, try Self.hasNewerPush(than: row, db) {
                     try db.execute(sql: "UPDATE outbox SET state = 'superseded', outcome = ? WHERE id = ?",
                                    arguments: [QueuedPushRules.supersededReason, row.id])
                     continue
                 }
-                let message = try row.message()
-                if QueuedPushRules.hasExpired(expiration: row.expiration, at: nowSeconds) {
-                    try Self.drop(row, because: QueuedPushRules.expiredReason, db)
+                if QueuedPushRules.hasExpired(expiration: row.message.expiration, at: nowSeconds) {
+                    try Self.drop(row.id, because: QueuedPushRules.expiredReason, db)
                     continue
                 }
-                switch try Self.currentToken(of: message.target, isEnd: message.isEnd, db) {
+                switch try Self.currentToken(of: row.message.target, isEnd: row.message.isEnd, db) {
                 case .unreachable(let reason):
-                    try Self.drop(row, because: reason, db)
-                    try Self.finishLeaving(message, db)
+                    try Self.drop(row.id, because: reason, db)
+                    try Self.finishLeaving(row.message, db)
                 case .token(let token):
-                    try claim.execute(arguments: [now, claimant, row.id])
-                    claimed.append(ClaimedPush(id: OutboxID(row.id!), adventure: row.adventure.map(AdventureID.init),
-                                               tick: row.tick, message: message, token: token,
-                                               attempts: row.attempts + 1))
+                    try claim.execute(arguments: [nowValue, claimant, row.id])
+                    claimed.append(ClaimedPush(id: OutboxID(row.id), adventure: row.adventure, tick: row.tick,
+                                               message: row.message, token: token, attempts: row.attempts + 1))
                 }
             }
         }
         return claimed
     }
 
-    /// The next pending pushes by id, through the index of pending rows only.
+    /// The next pending pushes by id, through the index of pending rows only, with
+    /// the columns a claim needs (`PendingPush`).
     static let nextPendingSQL = """
-        SELECT * FROM outbox INDEXED BY outbox_pending
+        SELECT id, adventure, tick, attempts, targetKind, targetID, pushType, topic, priority, expiration, payload, reason,
+               hasAlert, isEnd, supersedable
+        FROM outbox INDEXED BY outbox_pending
         WHERE state = 'pending' AND id > ? AND nextAttemptAt <= ? ORDER BY id LIMIT ?
         """
 
-    private static func hasNewerPush(than row: OutboxRow, _ db: Database) throws -> Bool {
+    /// A pending push as a claim reads it: decoded by position, without the
+    /// bookkeeping dates a claim does not look at.
+    private struct PendingPush {
+        var id: Int64
+        var adventure: AdventureID?
+        var tick: Int?
+        var attempts: Int
+        var message: OutboxMessage
+
+        init(_ row: Row) throws {
+            id = row[0]
+            adventure = (row[1] as String?).map(AdventureID.init)
+            tick = row[2]
+            attempts = row[3]
+            let priority: Int = row[8]
+            guard let known = Priority(rawValue: priority) else { throw StoreError.corrupt("priority \(priority) of outbox row \(id)") }
+            message = OutboxMessage(target: try PushTarget(kind: row[4], id: row[5]), pushType: try OutboxRow.pushType(row[6]),
+                                    topic: Topic(rawValue: row[7]), priority: known, expiration: row[9], payload: row[10],
+                                    reason: row[11], hasAlert: row[12], isEnd: row[13], supersedable: row[14])
+        }
+    }
+
+    private static func hasNewerPush(than row: PendingPush, _ db: Database) throws -> Bool {
         try Bool.fetchOne(db.cachedStatement(sql: """
             SELECT 1 FROM outbox WHERE targetKind = ? AND targetID = ? AND id > ?
             AND state IN ('pending', 'sending', 'sent') LIMIT 1
-            """), arguments: [row.targetKind, row.targetID, row.id]) != nil
+            """), arguments: [row.message.target.kind.rawValue, row.message.target.id, row.id]) != nil
     }
 
     /// Pushes left `sending` by a process that stopped before recording the answer

@@ -21,9 +21,8 @@ extension SQLiteStore {
             try records.map { record in
                 var stored: StoredTick?
                 let refusal = try Self.refusal {
-                    try db.inSavepoint {
+                    try db.inCachedSavepoint {
                         stored = try Self.store(record, at: now, queuedAt: queuedAt, db)
-                        return .commit
                     }
                 }
                 if let refusal { return .failure(refusal) }

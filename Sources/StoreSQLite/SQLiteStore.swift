@@ -120,4 +120,20 @@ public final class SQLiteStore: RangersStore {
 extension Database {
     /// True when the statement just run changed at least one row.
     var changedRows: Bool { changesCount > 0 }
+
+    /// Runs `body` inside a savepoint of the current transaction: all of it
+    /// stays, or none of it when it throws (and the error goes on). GRDB's
+    /// `inSavepoint` prepares its statements anew each time; a batch of ticks or
+    /// answers has one savepoint each, so these are cached.
+    func inCachedSavepoint(_ body: () throws -> Void) throws {
+        try cachedStatement(sql: "SAVEPOINT item").execute()
+        do {
+            try body()
+        } catch {
+            try cachedStatement(sql: "ROLLBACK TO SAVEPOINT item").execute()
+            try cachedStatement(sql: "RELEASE SAVEPOINT item").execute()
+            throw error
+        }
+        try cachedStatement(sql: "RELEASE SAVEPOINT item").execute()
+    }
 }
