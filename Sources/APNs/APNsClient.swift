@@ -3,20 +3,36 @@ import Logging
 import Metrics
 import Vocabulary
 
-/// Where APNs is.
+/// Where APNs is: the push host (device pushes and broadcasts) and the channel
+/// management host, which Apple runs apart on ports of its own (docs/apns-broadcast.md).
 public enum APNsEnvironment: Hashable, Sendable {
     case sandbox
     case production
-    /// Any base URL, e.g. the simulator's `https://127.0.0.1:2197`.
-    case custom(String)
+    /// Any base URL, e.g. the simulator's `https://127.0.0.1:2197`, and where its
+    /// channel management is (nil: at the same URL).
+    case custom(String, management: String? = nil)
 
     public var baseURL: String {
         switch self {
         case .sandbox: "https://api.sandbox.push.apple.com"
         case .production: "https://api.push.apple.com"
-        case .custom(let url): url.hasSuffix("/") ? String(url.dropLast()) : url
+        case .custom(let url, _): Self.trimmed(url)
         }
     }
+
+    /// Broadcasts go to the push host (`POST /4/broadcasts/apps/<bundle id>`).
+    public var broadcastBaseURL: String { baseURL }
+
+    /// Channel management: its own host and port per environment.
+    public var managementBaseURL: String {
+        switch self {
+        case .sandbox: "https://api-manage-broadcast.sandbox.push.apple.com:2195"
+        case .production: "https://api-manage-broadcast.push.apple.com:2196"
+        case .custom(let url, let management): Self.trimmed(management ?? url)
+        }
+    }
+
+    private static func trimmed(_ url: String) -> String { url.hasSuffix("/") ? String(url.dropLast()) : url }
 }
 
 /// How often and how patiently to retry what may succeed later.
@@ -66,16 +82,18 @@ extension PushSender {
 /// cached provider token, classifies every answer, retries what may succeed later.
 public final class APNsClient: PushSender {
     public let environment: APNsEnvironment
-    private let transport: any APNsTransport
-    private let tokens: ProviderTokenCache
+    // Internal rather than private where the channel requests (APNsClient+Channels) share them.
+    let transport: any APNsTransport
+    let tokens: ProviderTokenCache
     /// ".../3/device/", made once rather than per push.
     private let devicePath: String
-    private let apnsIDs = APNsIDSource()
+    let apnsIDs = APNsIDSource()
     private let deliveredMetrics: [PushType: DeliveredMetrics]
-    private let retry: APNsRetryPolicy
-    private let sleep: @Sendable (Duration) async throws -> Void
-    private let random: @Sendable () -> Double
-    private let logger: Logger
+    let channelMetrics: ChannelMetrics
+    let retry: APNsRetryPolicy
+    let sleep: @Sendable (Duration) async throws -> Void
+    let random: @Sendable () -> Double
+    let logger: Logger
     private let metrics: any MetricsFactory
 
     public init(
@@ -97,6 +115,7 @@ public final class APNsClient: PushSender {
         self.logger = logger
         self.metrics = metrics
         deliveredMetrics = Self.deliveredMetrics(factory: metrics)
+        channelMetrics = ChannelMetrics(factory: metrics)
     }
 
     /// How many provider tokens were signed so far (they should be few).

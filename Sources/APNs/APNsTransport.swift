@@ -2,11 +2,28 @@ import Foundation
 
 /// One HTTP/2 request as a transport sends it. Header names are lowercase.
 public struct APNsHTTPRequest: Sendable {
+    /// The methods APNs' APIs use: pushes and broadcasts are POSTs; channel
+    /// management also reads (GET) and deletes (DELETE).
+    public enum Method: String, Sendable {
+        case post = "POST", get = "GET", delete = "DELETE"
+    }
+
+    public var method: Method
     public var url: String
     public var headers: [(name: String, value: String)]
-    public var body: Data
+    /// Nil for a request without a body (GET, DELETE).
+    public var body: Data?
 
+    /// A POST, as every push is.
     public init(url: String, headers: [(name: String, value: String)], body: Data) {
+        method = .post
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+
+    public init(method: Method, url: String, headers: [(name: String, value: String)], body: Data? = nil) {
+        self.method = method
         self.url = url
         self.headers = headers
         self.body = body

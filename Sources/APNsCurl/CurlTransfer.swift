@@ -35,6 +35,9 @@ final class CurlTransfer: @unchecked Sendable {
     fileprivate var receivedHead: [UInt8] = []
     fileprivate var receivedBody = Data()
     fileprivate var responseTooLarge = false
+    /// The handle carries a method other than POST from an earlier request (a
+    /// channel read or delete), which the next POST must undo.
+    private var carriesOtherMethod = false
 
     // driver lock
     var phase = Phase.idle
@@ -96,21 +99,43 @@ final class CurlTransfer: @unchecked Sendable {
             headerLines.clear()
             throw .invalidHeader(name: invalid)
         }
-        let length = request.body.count
+        let length = request.body?.count ?? 0
         if length > body.count {
             body.deallocate()
             body = .allocate(byteCount: length, alignment: 1)
         }
-        request.body.withUnsafeBytes { bytes in
+        request.body?.withUnsafeBytes { bytes in
             if let source = bytes.baseAddress, let target = body.baseAddress { target.copyMemory(from: source, byteCount: length) }
         }
 
         var code = easy.set(CURLOPT_URL, request.url)
         if code == CURLE_OK { code = easy.set(CURLOPT_HTTPHEADER, list: headerLines.list) }
-        // Not COPYPOSTFIELDS: the pooled buffer outlives the transfer, so libcurl need not copy.
-        if code == CURLE_OK { code = easy.set(CURLOPT_POSTFIELDS, pointer: body.baseAddress) }
-        if code == CURLE_OK { code = easy.set(CURLOPT_POSTFIELDSIZE, length) }
+        if request.method == .post {
+            if carriesOtherMethod, code == CURLE_OK { code = restorePost() }
+            // Not COPYPOSTFIELDS: the pooled buffer outlives the transfer, so libcurl need not copy.
+            if code == CURLE_OK { code = easy.set(CURLOPT_POSTFIELDS, pointer: body.baseAddress) }
+            if code == CURLE_OK { code = easy.set(CURLOPT_POSTFIELDSIZE, length) }
+        } else if code == CURLE_OK {
+            code = setMethodWithoutBody(request.method)
+        }
         guard code == CURLE_OK else { throw .rejectedByLibcurl(String(cString: curl_easy_strerror(code))) }
+    }
+
+    /// GET, or DELETE as a GET whose method name is replaced: neither sends a body.
+    private func setMethodWithoutBody(_ method: APNsHTTPRequest.Method) -> CURLcode {
+        carriesOtherMethod = true
+        var code = easy.set(CURLOPT_HTTPGET, 1)
+        if code == CURLE_OK {
+            code = method == .delete ? easy.set(CURLOPT_CUSTOMREQUEST, method.rawValue) : easy.set(CURLOPT_CUSTOMREQUEST, pointer: nil)
+        }
+        return code
+    }
+
+    /// Back to a plain POST after a GET or DELETE on this pooled handle (setting
+    /// the body again makes it a POST; the replaced method name must go).
+    private func restorePost() -> CURLcode {
+        carriesOtherMethod = false
+        return easy.set(CURLOPT_CUSTOMREQUEST, pointer: nil)
     }
 
     /// The answer, or why there is none. On the caller's task, after the driver let go.

@@ -10,6 +10,10 @@ import Testing
         ("BadPriority", 400), ("BadTopic", 400), ("DeviceTokenNotForTopic", 400), ("DuplicateHeaders", 400),
         ("IdleTimeout", 400), ("InvalidPushType", 400), ("MissingDeviceToken", 400), ("MissingTopic", 400),
         ("PayloadEmpty", 400), ("TopicDisallowed", 400),
+        // Broadcasts and channel management (docs/apns-broadcast.md)
+        ("FeatureNotEnabled", 400), ("MissingChannelId", 400), ("BadChannelId", 400), ("ChannelNotRegistered", 400),
+        ("BadRequestParams", 400), ("BadRequestPayload", 400), ("MissingPushType", 400), ("CannotCreateChannelConfig", 400),
+        ("TopicMismatch", 403),
         ("BadCertificate", 403), ("BadCertificateEnvironment", 403), ("ExpiredProviderToken", 403), ("Forbidden", 403),
         ("InvalidProviderToken", 403), ("MissingProviderToken", 403), ("UnrelatedKeyIdInToken", 403),
         ("BadEnvironmentKeyIdInToken", 403), ("BadPath", 404), ("MethodNotAllowed", 405), ("ExpiredToken", 410),

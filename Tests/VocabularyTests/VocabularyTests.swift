@@ -72,3 +72,24 @@ import Vocabulary
         #expect(InviteCode.random().rawValue.count == InviteCode.length)
     }
 }
+
+@Suite struct BroadcastChannelIDTests {
+    @Test func aChannelIDIsBase64OfAnyLengthWithinTheBound() throws {
+        for good in ["dHN0LXNyY2gtY2hubA==", "CTrNsYq/Ee8AALLzHQaVlA==", "YWJj", "YQ==", "+/+/"] {
+            #expect(BroadcastChannelID.isWellFormed(good), "\(good)")
+            #expect(try BroadcastChannelID(checking: good).rawValue == good)
+        }
+        for bad in ["", "YQ=", "YQ===", "Y===", "a*bc", "YQ==YQ==", "dHN0 LXNy", "-_8A", String(repeating: "QUFB", count: 257)] {
+            #expect(!BroadcastChannelID.isWellFormed(bad), "\(bad.prefix(20))")
+            #expect(throws: InvalidBroadcastChannelID.self) { try BroadcastChannelID(checking: bad) }
+        }
+        #expect(BroadcastChannelID.isWellFormed(String(repeating: "QUFB", count: 256)))
+        #expect(InvalidBroadcastChannelID(text: "x!").description.contains("'x!' is not a broadcast channel id"))
+    }
+
+    @Test func storagePoliciesAreAPNsNumbers() throws {
+        #expect(MessageStoragePolicy.noMessageStored.rawValue == 0)
+        #expect(MessageStoragePolicy.mostRecentMessageStored.rawValue == 1)
+        #expect(String(decoding: try JSONEncoder().encode(BroadcastChannelID("YQ==")), as: UTF8.self) == #""YQ==""#)
+    }
+}
