@@ -7,18 +7,23 @@ import NIOPosix
 import NIOSSL
 import Vocabulary
 
-/// A local APNs: HTTP/2 over TLS, checking requests as Apple does (`PushRequestChecks`),
-/// answering with Apple's statuses and reasons, recording every push, injecting faults.
+/// A local APNs: HTTP/2 over TLS, checking requests as Apple does (`PushRequestChecks`,
+/// `ChannelRequestChecks`), answering with Apple's statuses and reasons, recording every
+/// push, injecting faults. Like Apple it listens twice: the push host (device pushes and
+/// broadcasts) and, on a port of its own, broadcast channel management.
 public final class APNsSimulator: Sendable {
     public let host: String
     public let port: Int
+    /// Channel management's port.
+    public let managementPort: Int
     /// The self-signed certificate (PEM) to give a client as its CA file.
     public let certificateFile: URL
     /// The certificate's private key (PEM), next to it.
     public let certificateKeyFile: URL
 
-    private let core: SimulatorCore
-    private let serverChannel: Channel
+    let core: SimulatorCore
+    /// The push listener and the management listener.
+    private let serverChannels: [Channel]
     /// A temporary directory the simulator made for itself, removed at shutdown.
     private let temporaryDirectory: URL?
     private let connections: LockedValue<[ObjectIdentifier: OpenConnection]>
@@ -30,24 +35,37 @@ public final class APNsSimulator: Sendable {
     }
 
     /// `https://<host>:<port>`, what a client takes as its APNs base URL.
-    public var baseURL: String { "https://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
+    public var baseURL: String { url(port: port) }
 
-    private init(host: String, port: Int, certificateFile: URL, certificateKeyFile: URL, temporaryDirectory: URL?,
-                 core: SimulatorCore, serverChannel: Channel, connections: LockedValue<[ObjectIdentifier: OpenConnection]>) {
+    /// `https://<host>:<management port>`, where channels are made, read, listed and deleted.
+    public var managementBaseURL: String { url(port: managementPort) }
+
+    private func url(port: Int) -> String { "https://\(host.contains(":") ? "[\(host)]" : host):\(port)" }
+
+    private init(host: String, port: Int, managementPort: Int, certificateFile: URL, certificateKeyFile: URL,
+                 temporaryDirectory: URL?, core: SimulatorCore, serverChannels: [Channel],
+                 connections: LockedValue<[ObjectIdentifier: OpenConnection]>) {
         self.host = host
         self.port = port
+        self.managementPort = managementPort
         self.certificateFile = certificateFile
         self.certificateKeyFile = certificateKeyFile
         self.temporaryDirectory = temporaryDirectory
         self.core = core
-        self.serverChannel = serverChannel
+        self.serverChannels = serverChannels
         self.connections = connections
     }
 
     public static func start(_ configuration: APNsSimulatorConfiguration = .init(),
                              logger: Logger = Logger(label: "rangers.apns-sim")) async throws -> APNsSimulator {
-        guard (0...65535).contains(configuration.port) else {
-            throw APNsSimulatorError.invalidConfiguration("port \(configuration.port) is not in 0…65535")
+        for port in [configuration.port, configuration.managementPort] where !(0...65535).contains(port) {
+            throw APNsSimulatorError.invalidConfiguration("port \(port) is not in 0…65535")
+        }
+        if configuration.port != 0, configuration.port == configuration.managementPort {
+            throw APNsSimulatorError.invalidConfiguration("the push and management ports must differ")
+        }
+        guard configuration.channelLimitPerApp >= 1 else {
+            throw APNsSimulatorError.invalidConfiguration("channelLimitPerApp must be at least 1")
         }
         guard configuration.recordLimit >= 1 else { throw APNsSimulatorError.invalidConfiguration("recordLimit must be at least 1") }
         guard (1...Int(Int32.max)).contains(configuration.maximumConcurrentStreams) else {
@@ -72,35 +90,44 @@ public final class APNsSimulator: Sendable {
 
         let core = SimulatorCore(configuration: configuration, logger: logger)
         let connections = LockedValue<[ObjectIdentifier: OpenConnection]>([:])
-        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let connection = try configurePipeline(channel, sslContext: sslContext, core: core)
-                    let key = ObjectIdentifier(connection)
-                    let open = OpenConnection(channel: channel, connection: NIOLoopBound(connection, eventLoop: channel.eventLoop))
-                    connections.withLock { $0[key] = open }
-                    channel.closeFuture.whenComplete { _ in _ = connections.withLock { $0.removeValue(forKey: key) } }
+        func bootstrap(_ endpoint: SimulatorEndpoint) -> ServerBootstrap {
+            ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .serverChannelOption(.backlog, value: 256)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        let connection = try configurePipeline(channel, sslContext: sslContext, core: core, endpoint: endpoint)
+                        let key = ObjectIdentifier(connection)
+                        let open = OpenConnection(channel: channel, connection: NIOLoopBound(connection, eventLoop: channel.eventLoop))
+                        connections.withLock { $0[key] = open }
+                        channel.closeFuture.whenComplete { _ in _ = connections.withLock { $0.removeValue(forKey: key) } }
+                    }
                 }
-            }
-        let serverChannel: Channel
-        do {
-            serverChannel = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
-        } catch {
-            if configuration.certificateDirectory == nil { try? FileManager.default.removeItem(at: directory) }
-            throw APNsSimulatorError.cannotListen("\(configuration.host):\(configuration.port): \(error)")
         }
-        let port = serverChannel.localAddress?.port ?? configuration.port
-        logger.info("APNs simulator listening", metadata: ["address": "\(configuration.host):\(port)"])
-        return APNsSimulator(host: configuration.host, port: port, certificateFile: certificateFile, certificateKeyFile: keyFile,
-                             temporaryDirectory: configuration.certificateDirectory == nil ? directory : nil,
-                             core: core, serverChannel: serverChannel, connections: connections)
+        var serverChannels: [Channel] = []
+        for (endpoint, port) in [(SimulatorEndpoint.push, configuration.port), (.management, configuration.managementPort)] {
+            do {
+                serverChannels.append(try await bootstrap(endpoint).bind(host: configuration.host, port: port).get())
+            } catch {
+                for listening in serverChannels { try? await listening.close() }
+                if configuration.certificateDirectory == nil { try? FileManager.default.removeItem(at: directory) }
+                throw APNsSimulatorError.cannotListen("\(configuration.host):\(port): \(error)")
+            }
+        }
+        let port = serverChannels[0].localAddress?.port ?? configuration.port
+        let managementPort = serverChannels[1].localAddress?.port ?? configuration.managementPort
+        logger.info("APNs simulator listening", metadata: [
+            "address": "\(configuration.host):\(port)", "management": "\(configuration.host):\(managementPort)",
+        ])
+        return APNsSimulator(host: configuration.host, port: port, managementPort: managementPort, certificateFile: certificateFile,
+                             certificateKeyFile: keyFile, temporaryDirectory: configuration.certificateDirectory == nil ? directory : nil,
+                             core: core, serverChannels: serverChannels, connections: connections)
     }
 
-    private static func configurePipeline(_ channel: Channel, sslContext: NIOSSLContext, core: SimulatorCore) throws -> SimulatorConnection {
-        let connection = SimulatorConnection(channel: channel, core: core)
+    private static func configurePipeline(_ channel: Channel, sslContext: NIOSSLContext, core: SimulatorCore,
+                                          endpoint: SimulatorEndpoint) throws -> SimulatorConnection {
+        let connection = SimulatorConnection(channel: channel, core: core, endpoint: endpoint)
         let bound = NIOLoopBound(connection, eventLoop: channel.eventLoop)
         var settings = nioDefaultSettings.filter { $0.parameter != .maxConcurrentStreams }
         settings.append(HTTP2Setting(parameter: .maxConcurrentStreams, value: core.configuration.maximumConcurrentStreams))
@@ -198,19 +225,28 @@ public final class APNsSimulator: Sendable {
         core.state.withLock { $0.rules.unregisteredTokens[deviceToken.lowercased()] = since }
     }
 
-    /// Answers the next `count` valid requests with `status` (default: the reason's) and `reason`.
-    public func failNext(_ count: Int, status: Int? = nil, reason: APNsReason) throws(APNsSimulatorError) {
+    /// Answers the next `count` valid requests (of `kind` only, when given) with
+    /// `status` (default: the reason's) and `reason`.
+    public func failNext(_ count: Int, status: Int? = nil, reason: APNsReason,
+                         of kind: SimulatorRequestKind? = nil) throws(APNsSimulatorError) {
         guard count >= 0 else { throw .invalidFault("failNext needs a count of 0 or more, not \(count)") }
         let failure = try Self.failure(status: status, reason: reason)
-        core.state.withLock { $0.faults.failNext = count > 0 ? (count, failure) : nil }
+        updateFaults(of: kind) { $0.failNext = count > 0 ? (count, failure) : nil }
     }
 
-    /// Answers a share (0…1) of valid requests with `status` and `reason`; which ones
-    /// follows from `seed`, so a run can be repeated exactly.
-    public func failShare(_ share: Double, status: Int? = nil, reason: APNsReason, seed: UInt64) throws(APNsSimulatorError) {
+    /// Answers a share (0…1) of valid requests (of `kind` only, when given) with
+    /// `status` and `reason`; which ones follows from `seed`, so a run can be repeated exactly.
+    public func failShare(_ share: Double, status: Int? = nil, reason: APNsReason, seed: UInt64,
+                          of kind: SimulatorRequestKind? = nil) throws(APNsSimulatorError) {
         guard (0...1).contains(share) else { throw .invalidFault("failShare needs a share in 0…1, not \(share)") }
         let failure = try Self.failure(status: status, reason: reason)
-        core.state.withLock { $0.faults.failShare = share > 0 ? (share, failure, SplitMix64(seed: seed)) : nil }
+        updateFaults(of: kind) { $0.failShare = share > 0 ? (share, failure, SplitMix64(seed: seed)) : nil }
+    }
+
+    private func updateFaults(of kind: SimulatorRequestKind?, _ change: (inout SimulatorFaults) -> Void) {
+        core.state.withLock { state in
+            if let kind { change(&state.faultsByKind[kind, default: SimulatorFaults()]) } else { change(&state.faults) }
+        }
     }
 
     private static func failure(status: Int?, reason: APNsReason) throws(APNsSimulatorError) -> SimulatorFaults.Failure {
@@ -238,7 +274,8 @@ public final class APNsSimulator: Sendable {
         await forEachConnection { $0.abort() }
     }
 
-    /// Forgets records, faults and unregistered tokens; keeps registered keys.
+    /// Forgets records (broadcasts and what devices received included), faults and
+    /// unregistered tokens; keeps registered keys, channels and subscriptions.
     public func reset() {
         core.state.withLock { state in
             state.accepted = []
@@ -249,17 +286,21 @@ public final class APNsSimulator: Sendable {
             state.clientResetsTotal = 0
             state.clientResetsByConnection = [:]
             state.faults = SimulatorFaults()
+            state.faultsByKind = [:]
             state.rules.unregisteredTokens = [:]
+            state.broadcasts.forgetRecords()
         }
     }
 
     /// Stops listening, closes every connection, and removes the certificate
     /// directory if the simulator made it up itself.
     public func shutdown() async throws {
-        do {
-            try await serverChannel.close()
-        } catch ChannelError.alreadyClosed {
-            // Already shut down.
+        for serverChannel in serverChannels {
+            do {
+                try await serverChannel.close()
+            } catch ChannelError.alreadyClosed {
+                // Already shut down.
+            }
         }
         // All at once: each TLS close may wait (up to shutdownTimeout) for the peer's close_notify.
         let closing = connections.withLock { $0.values.map { $0.channel.close(mode: .all) } }

@@ -5,6 +5,11 @@ public struct APNsSimulatorConfiguration: Sendable {
     public var host: String
     /// 0 picks a free port; read it back from `APNsSimulator.port`.
     public var port: Int
+    /// Where channel management listens: like Apple's, apart from the push host.
+    /// 0 picks a free port; read it back from `APNsSimulator.managementPort`.
+    public var managementPort: Int
+    /// Broadcast channels one app may keep (Apple: 10,000 per app and environment).
+    public var channelLimitPerApp: Int
     /// Like `api.sandbox.push.apple.com`: also answer `apns-unique-id`.
     public var sandbox: Bool
     /// Apps whose topics are allowed; nil allows any (otherwise 400 TopicDisallowed).
@@ -24,12 +29,15 @@ public struct APNsSimulatorConfiguration: Sendable {
     public var now: @Sendable () -> Date
 
     public init(
-        host: String = "127.0.0.1", port: Int = 0, sandbox: Bool = true, bundleIDs: Set<String>? = nil,
+        host: String = "127.0.0.1", port: Int = 0, managementPort: Int = 0, sandbox: Bool = true, bundleIDs: Set<String>? = nil,
         certificateDirectory: URL? = nil, recordLimit: Int = 100_000, maximumConcurrentStreams: Int = 1000,
-        clientResetLimit: ClientResetLimit? = .hardened, now: @escaping @Sendable () -> Date = Date.init
+        clientResetLimit: ClientResetLimit? = .hardened, channelLimitPerApp: Int = 10_000,
+        now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.host = host
         self.port = port
+        self.managementPort = managementPort
+        self.channelLimitPerApp = channelLimitPerApp
         self.sandbox = sandbox
         self.bundleIDs = bundleIDs
         self.certificateDirectory = certificateDirectory

@@ -3,16 +3,24 @@
 /// it with `BadPayload` and a detail naming the field, so the mistake is visible.
 enum LiveActivityPayloadCheck {
     static let events: Set<String> = ["start", "update", "end"]
+    /// "You can't use broadcast push notifications to start a Live Activity."
+    static let broadcastEvents: Set<String> = ["update", "end"]
 
-    static func check(_ payload: JSONValue) throws(PushRejection) {
+    /// Returns the channel in `input-push-channel`, which a start may name for the
+    /// new activity to listen on (iOS 18) instead of asking for an update token.
+    @discardableResult
+    static func check(_ payload: JSONValue, events allowed: Set<String> = events) throws(PushRejection) -> String? {
         guard let aps = payload["aps"] else { throw .badPayload("a liveactivity push needs an \"aps\" object") }
         guard case .object = aps else { throw .badPayload("\"aps\" must be an object, not \(aps.kindName)") }
 
+        let expected = allowed == broadcastEvents
+            ? #""update" or "end" (a broadcast cannot start a Live Activity)"#
+            : #""start", "update" or "end""#
         guard let eventValue = aps["event"] else {
-            throw .badPayload("aps.event is missing; it must be \"start\", \"update\" or \"end\"")
+            throw .badPayload("aps.event is missing; it must be \(expected)")
         }
-        guard case .string(let event) = eventValue, events.contains(event) else {
-            throw .badPayload("aps.event must be \"start\", \"update\" or \"end\"; got \(describe(eventValue))")
+        guard case .string(let event) = eventValue, allowed.contains(event) else {
+            throw .badPayload("aps.event must be \(expected); got \(describe(eventValue))")
         }
         try requireInteger(aps, "timestamp", required: true, meaning: "unix seconds of this state")
         try requireObject(aps, "content-state")
@@ -36,6 +44,16 @@ enum LiveActivityPayloadCheck {
             default: throw .badPayload("aps.relevance-score must be a number, not \(score.kindName)")
             }
         }
+        guard let channelValue = aps["input-push-channel"] else { return nil }
+        guard event == "start" else { throw .badPayload("aps.input-push-channel goes with event \"start\"") }
+        guard case .string(let channel) = channelValue, !channel.isEmpty else {
+            throw .badPayload("aps.input-push-channel must be a channel id (a string), not \(channelValue.kindName)")
+        }
+        // An activity has one push type: updates by token or on a channel.
+        guard aps["input-push-token"] == nil else {
+            throw .badPayload("aps.input-push-channel and aps.input-push-token exclude each other")
+        }
+        return channel
     }
 
     private static func requireInteger(_ aps: JSONValue, _ key: String, required: Bool, meaning: String) throws(PushRejection) {

@@ -81,6 +81,8 @@ public struct ValidPush: Hashable, Sendable {
     public var apnsID: String?
     public var collapseID: String?
     public var provider: ProviderTokenClaims
+    /// A push-to-start's `input-push-channel`: the broadcast channel the new activity listens on.
+    public var inputPushChannel: String?
 }
 
 public enum PushVerdict: Hashable, Sendable {
@@ -96,6 +98,8 @@ public struct PushRequestRules: Sendable {
     public var bundleIDs: Set<String>?
     /// Lowercased device token → since when it is unregistered.
     public var unregisteredTokens: [String: Date]
+    /// Apps whose broadcast capability is off (FeatureNotEnabled).
+    public var broadcastDisabledBundleIDs: Set<String> = []
 
     public init(providerKeys: [RegisteredProviderKey] = [], bundleIDs: Set<String>? = nil, unregisteredTokens: [String: Date] = [:]) {
         self.providerKeys = Dictionary(providerKeys.map { ($0.keyID, $0) }, uniquingKeysWith: { _, newer in newer })
@@ -147,12 +151,13 @@ public enum PushRequestChecks {
         let collapseID = request.header("apns-collapse-id")
         if let collapseID, collapseID.utf8.count > maximumCollapseIDBytes { throw PushRejection(.badCollapseId) }
 
-        try checkPayload(request.body, pushType: pushType)
+        let inputPushChannel = try checkPayload(request.body, pushType: pushType)
         if let since = rules.unregisteredTokens[deviceToken.lowercased()] {
             throw PushRejection(.unregistered, unregisteredSince: since)
         }
         return ValidPush(deviceToken: deviceToken, pushType: pushType, topic: topic, bundleID: bundleID, priority: priority,
-                         expiration: expiration, apnsID: apnsID, collapseID: collapseID, provider: provider)
+                         expiration: expiration, apnsID: apnsID, collapseID: collapseID, provider: provider,
+                         inputPushChannel: inputPushChannel)
     }
 
     private static func checkPath(_ path: String) throws(PushRejection) -> String {
@@ -164,7 +169,7 @@ public enum PushRequestChecks {
         return String(token)
     }
 
-    private static func checkUniqueHeaders(_ headers: [(name: String, value: String)]) throws(PushRejection) {
+    static func checkUniqueHeaders(_ headers: [(name: String, value: String)]) throws(PushRejection) {
         var seen = Set<String>()
         for header in headers where !seen.insert(header.name).inserted {
             throw PushRejection(.duplicateHeaders)
@@ -201,9 +206,16 @@ public enum PushRequestChecks {
         return expiration
     }
 
-    private static func checkPayload(_ body: Data, pushType: PushType) throws(PushRejection) {
+    /// Returns a push-to-start's `input-push-channel`, if it names one.
+    private static func checkPayload(_ body: Data, pushType: PushType) throws(PushRejection) -> String? {
+        let payload = try jsonObject(body, limit: pushType.payloadLimit)
+        return pushType == .liveactivity ? try LiveActivityPayloadCheck.check(payload) : nil
+    }
+
+    /// A body that is not empty, within `limit`, and a JSON object.
+    static func jsonObject(_ body: Data, limit: Int) throws(PushRejection) -> JSONValue {
         guard !body.isEmpty else { throw PushRejection(.payloadEmpty) }
-        guard body.count <= pushType.payloadLimit else { throw PushRejection(.payloadTooLarge) }
+        guard body.count <= limit else { throw PushRejection(.payloadTooLarge) }
         let payload: JSONValue
         do {
             payload = try JSONValue.parse(body)
@@ -211,13 +223,11 @@ public enum PushRequestChecks {
             throw .badPayload("the body is not valid JSON: \(error)")
         }
         guard case .object = payload else { throw .badPayload("the body must be a JSON object, not \(payload.kindName)") }
-        if pushType == .liveactivity {
-            try LiveActivityPayloadCheck.check(payload)
-        }
+        return payload
     }
 
     /// Digits only: `Int("+5")` would accept a sign APNs does not.
-    private static func decimalInteger(_ text: String) -> Int? {
+    static func decimalInteger(_ text: String) -> Int? {
         guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
         return Int(text)
     }

@@ -7,6 +7,8 @@ import NIOHTTP2
 final class SimulatorConnection {
     let channel: Channel
     let core: SimulatorCore
+    /// The listener it came in on: the push host or channel management.
+    let endpoint: SimulatorEndpoint
     /// Assigned when the client's HTTP/2 preface arrives, i.e. after TLS and ALPN succeeded.
     var number = 0
     var tokens = ConnectionTokenState()
@@ -19,9 +21,10 @@ final class SimulatorConnection {
     /// When each of the client's recent resets arrived, within the limit's window.
     private var recentResets: [NIODeadline] = []
 
-    init(channel: Channel, core: SimulatorCore) {
+    init(channel: Channel, core: SimulatorCore, endpoint: SimulatorEndpoint) {
         self.channel = channel
         self.core = core
+        self.endpoint = endpoint
     }
 
     func streamOpened(_ streamID: HTTP2StreamID) {
@@ -154,7 +157,7 @@ final class PushStreamHandler: ChannelInboundHandler {
     private func answer(context: ChannelHandlerContext, requestComplete: Bool) {
         answered = true
         let request = makeRequest()
-        let origin = RequestOrigin(connectionNumber: connection.number, streamID: streamID)
+        let origin = RequestOrigin(connectionNumber: connection.number, streamID: streamID, endpoint: connection.endpoint)
         let response = connection.core.respond(to: request, connection: &connection.tokens, origin: origin)
         if response.delay > .zero {
             context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(response.delay)) {

@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import Logging
+import Vocabulary
 
 /// What one stream is answered.
 struct SimulatorResponse: Sendable {
@@ -14,6 +15,7 @@ struct SimulatorResponse: Sendable {
 struct RequestOrigin: Sendable {
     var connectionNumber: Int
     var streamID: Int
+    var endpoint: SimulatorEndpoint = .push
 }
 
 /// The simulator's shared state and the step from a verdict to an answer: faults,
@@ -22,7 +24,10 @@ struct RequestOrigin: Sendable {
 final class SimulatorCore: Sendable {
     struct State {
         var rules: PushRequestRules
+        /// Faults for requests of any kind, and for one kind only.
         var faults = SimulatorFaults()
+        var faultsByKind: [SimulatorRequestKind: SimulatorFaults] = [:]
+        var broadcasts: ChannelRegistry
         var accepted: [RecordedPush] = []
         var rejected: [RejectedPush] = []
         var acceptedTotal = 0
@@ -31,6 +36,13 @@ final class SimulatorCore: Sendable {
         var maximumConcurrentStreamsSeen = 0
         var clientResetsTotal = 0
         var clientResetsByConnection: [Int: Int] = [:]
+
+        /// The failure to answer a valid request of `kind` with, if any: one
+        /// injected for its kind first, then one for any request.
+        mutating func nextInjectedFailure(for kind: SimulatorRequestKind) -> PushRejection? {
+            if !faultsByKind.isEmpty, let failure = faultsByKind[kind]?.nextInjectedFailure() { return failure }
+            return faults.nextInjectedFailure()
+        }
     }
 
     let configuration: APNsSimulatorConfiguration
@@ -40,7 +52,9 @@ final class SimulatorCore: Sendable {
     init(configuration: APNsSimulatorConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
-        state = LockedValue(State(rules: PushRequestRules(bundleIDs: configuration.bundleIDs)))
+        state = LockedValue(State(rules: PushRequestRules(bundleIDs: configuration.bundleIDs),
+                                  broadcasts: ChannelRegistry(limitPerApp: configuration.channelLimitPerApp,
+                                                              recordLimit: configuration.recordLimit)))
     }
 
     /// A number for a connection whose TLS handshake just completed.
@@ -63,6 +77,10 @@ final class SimulatorCore: Sendable {
     }
 
     func respond(to request: IncomingPushRequest, connection: inout ConnectionTokenState, origin: RequestOrigin) -> SimulatorResponse {
+        if origin.endpoint == .management || request.path.hasPrefix(ChannelRequestChecks.broadcastPrefix) {
+            return respondToChannelRequest(request, connection: &connection, origin: origin)
+        }
+        if request.path.hasPrefix(SimulatorDeviceAPI.prefix) { return SimulatorDeviceAPI.respond(to: request, core: self) }
         let now = configuration.now()
         let rules = state.withLock { $0.rules }
         let verdict = PushRequestChecks.verdict(for: request, rules: rules, connection: &connection, now: now)
@@ -76,7 +94,7 @@ final class SimulatorCore: Sendable {
             case .rejected(let rejection):
                 outcome = rejection
             case .accepted(let push):
-                outcome = state.faults.nextInjectedFailure()
+                outcome = state.nextInjectedFailure(for: .devicePush)
                 injected = outcome != nil
                 if outcome == nil {
                     return accept(push, request: request, apnsID: apnsID, origin: origin, now: now, state: &state)
@@ -106,18 +124,26 @@ final class SimulatorCore: Sendable {
         append(RecordedPush(headers: request.headers, deviceToken: push.deviceToken, pushType: push.pushType, topic: push.topic,
                             bundleID: push.bundleID, priority: push.priority, expiration: push.expiration, apnsID: apnsID,
                             uniqueID: uniqueID, collapseID: push.collapseID, payload: request.body,
-                            connectionNumber: origin.connectionNumber, streamID: origin.streamID, receivedAt: now),
+                            connectionNumber: origin.connectionNumber, streamID: origin.streamID, receivedAt: now,
+                            sequence: state.broadcasts.nextSequence()),
                to: &state.accepted)
+        if let channel = push.inputPushChannel {
+            // The started activity listens on the channel; on a channel that is not
+            // the app's, it does not start (APNs itself accepted the push).
+            do {
+                try state.broadcasts.subscribe(push.deviceToken, to: BroadcastChannelID(channel), bundleID: push.bundleID, now: now)
+            } catch {
+                logger.debug("a push-to-start named a channel the app does not have", metadata: ["channel": "\(channel)"])
+            }
+        }
         var headers = [(name: "apns-id", value: apnsID)]
         if let uniqueID { headers.append(("apns-unique-id", uniqueID)) }
         return SimulatorResponse(status: 200, headers: headers, body: Data(), delay: state.faults.delay)
     }
 
-    /// Keeps the newest `recordLimit`, trimming in batches so appends stay cheap.
-    private func append<Record>(_ record: Record, to records: inout [Record]) {
-        records.append(record)
-        let limit = max(configuration.recordLimit, 1)
-        if records.count >= limit + limit / 2 + 1 { records.removeFirst(records.count - limit) }
+    /// Keeps the newest `recordLimit`.
+    func append<Record>(_ record: Record, to records: inout [Record]) {
+        appendKeepingNewest(record, to: &records, limit: configuration.recordLimit)
     }
 
     func newest<Record>(_ records: [Record]) -> [Record] {

@@ -23,6 +23,8 @@ public struct RecordedPush: Sendable {
     public var connectionNumber: Int
     public var streamID: Int
     public var receivedAt: Date
+    /// Orders pushes and broadcast deliveries across the simulator (see `DeviceDelivery`).
+    public var sequence: Int
 
     public func header(_ name: String) -> String? { headers.first { $0.name == name }?.value }
 }
@@ -44,9 +46,20 @@ public struct RejectedPush: Sendable {
     public var detail: String?
     /// True when the request was valid and a fault (`failNext`, `failShare`) refused it.
     public var injected: Bool
+    public var kind: SimulatorRequestKind = .devicePush
 
     public func header(_ name: String) -> String? { headers.first { $0.name == name }?.value }
     public var pushType: String? { header("apns-push-type") }
+}
+
+/// What a request asked of the simulator, for faults aimed at one kind and for records.
+public enum SimulatorRequestKind: String, Sendable, CaseIterable {
+    /// `POST /3/device/<token>`.
+    case devicePush
+    /// `POST /4/broadcasts/apps/<bundle id>`.
+    case broadcast
+    /// Creating, reading, listing and deleting channels on the management host.
+    case channelManagement
 }
 
 /// Failures the simulator is told to inject, applied to requests that passed every check.

@@ -32,7 +32,8 @@ struct SimulatorFixture {
     /// Retries without real waiting, so fault tests stay fast.
     func client(_ transport: CurlHTTP2Transport, maximumAttempts: Int = 4,
                 now: @escaping @Sendable () -> Date = Date.init) -> APNsClient {
-        APNsClient(environment: .custom(simulator.baseURL), key: key, transport: transport, tokenMaximumAge: 50 * 60,
+        APNsClient(environment: .custom(simulator.baseURL, management: simulator.managementBaseURL), key: key, transport: transport,
+                   tokenMaximumAge: 50 * 60,
                    retry: APNsRetryPolicy(maximumAttempts: maximumAttempts), now: now, sleep: { _ in })
     }
 

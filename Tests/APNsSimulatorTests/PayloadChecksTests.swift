@@ -52,6 +52,15 @@ private let payloadCases: [PayloadCase] = [
     PayloadCase(name: "relevance-score as a string",
                 body: #"{"aps":{"event":"start","timestamp":1,\#(state),\#(startExtras),"relevance-score":"high"}}"#,
                 detail: "aps.relevance-score must be a number"),
+    PayloadCase(name: "input-push-channel on an update",
+                body: #"{"aps":{"event":"update","timestamp":1,\#(state),"input-push-channel":"YQ=="}}"#,
+                detail: "aps.input-push-channel goes with event \"start\""),
+    PayloadCase(name: "input-push-channel not a string",
+                body: #"{"aps":{"event":"start","timestamp":1,\#(state),\#(startExtras),"input-push-channel":7}}"#,
+                detail: "aps.input-push-channel must be a channel id"),
+    PayloadCase(name: "input-push-channel with input-push-token",
+                body: #"{"aps":{"event":"start","timestamp":1,\#(state),\#(startExtras),"input-push-channel":"YQ==","input-push-token":1}}"#,
+                detail: "exclude each other"),
     PayloadCase(name: "nested too deep", pushType: .alert, body: String(repeating: "[", count: 100) + String(repeating: "]", count: 100),
                 detail: "nested deeper than 64"),
 ]
@@ -89,6 +98,18 @@ struct PayloadChecksTests {
         let verdict = PushRequestChecks.verdict(for: Fixtures.request(.liveactivity, payload: body), rules: Fixtures.rules,
                                                 connection: &connection, now: Fixtures.now)
         #expect(verdict.isAccepted, "\(verdict)")
+    }
+
+    @Test func aStartMayNameTheChannelItsActivityListensOn() {
+        let body = #"{"aps":{"event":"start","timestamp":1700000000,\#(state),\#(startExtras),"input-push-channel":"dHN0LXNyY2gtY2hubA=="}}"#
+        var connection = ConnectionTokenState()
+        let verdict = PushRequestChecks.verdict(for: Fixtures.request(.liveactivity, payload: body), rules: Fixtures.rules,
+                                                connection: &connection, now: Fixtures.now)
+        guard case .accepted(let push) = verdict else {
+            Issue.record("refused: \(verdict)")
+            return
+        }
+        #expect(push.inputPushChannel == "dHN0LXNyY2gtY2hubA==")
     }
 
     @Test func unicodeEscapesAndNonASCIIAreValidJSON() {
