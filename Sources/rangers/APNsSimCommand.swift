@@ -19,6 +19,12 @@ struct APNsSimCommand: AsyncParsableCommand {
     @Option(help: "The port to listen on (0: any free port; the one chosen is printed).")
     var port: Int = 2197
 
+    @Option(help: "The port broadcast channel management listens on, apart as Apple's is (0: any free port).")
+    var managementPort: Int = 2195
+
+    @Option(help: "Broadcast channels one app may keep (Apple's limit: 10,000 per app and environment).")
+    var channelLimit: Int = 10_000
+
     @Option(help: "The address to listen on.")
     var host: String = "127.0.0.1"
 
@@ -34,6 +40,11 @@ struct APNsSimCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0…65535, not \(port)") }
+        guard (0...65535).contains(managementPort) else {
+            throw ValidationError("--management-port must be 0…65535, not \(managementPort)")
+        }
+        guard port == 0 || port != managementPort else { throw ValidationError("--port and --management-port must differ") }
+        guard channelLimit >= 1 else { throw ValidationError("--channel-limit must be at least 1, not \(channelLimit)") }
         guard clientResetLimit >= 0 else { throw ValidationError("--client-reset-limit must be 0 or more, not \(clientResetLimit)") }
         guard !host.isEmpty else { throw ValidationError("--host must not be empty") }
     }
@@ -42,15 +53,19 @@ struct APNsSimCommand: AsyncParsableCommand {
         let directory = URL(fileURLWithPath: keyDirectory, isDirectory: true).standardizedFileURL
         let provider = try SimulatorProviderKey.loadOrCreate(in: directory)
         let simulator = try await APNsSimulator.start(.init(
-            host: host, port: port, bundleIDs: bundleIDs.isEmpty ? nil : Set(bundleIDs),
+            host: host, port: port, managementPort: managementPort, bundleIDs: bundleIDs.isEmpty ? nil : Set(bundleIDs),
             certificateDirectory: directory.appendingPathComponent("tls", isDirectory: true),
-            clientResetLimit: clientResetLimit == 0 ? nil : ClientResetLimit(maximumCount: clientResetLimit, window: .seconds(30))))
+            clientResetLimit: clientResetLimit == 0 ? nil : ClientResetLimit(maximumCount: clientResetLimit, window: .seconds(30)),
+            channelLimitPerApp: channelLimit))
         try simulator.registerProviderKey(provider.key)
         say(instructions(simulator: simulator, provider: provider))
 
         await Self.terminationSignal()
         let resetsByConnection = simulator.clientResetsByConnection
-        say("Shutting down. Pushes accepted: \(simulator.acceptedCount), rejected: \(simulator.rejectedCount); "
+        let reached = simulator.acceptedBroadcasts().reduce(0) { $0 + $1.devicesReached }
+        say("Shutting down. Pushes accepted: \(simulator.acceptedCount), broadcasts accepted: \(simulator.acceptedBroadcastCount) "
+            + "(delivered to \(reached) subscribed device\(reached == 1 ? "" : "s")), "
+            + "rejected: \(simulator.rejectedCount); channels: \(simulator.channels().count); "
             + "connections: \(simulator.connectionsAccepted); client stream resets: \(simulator.clientResets)"
             + (resetsByConnection.isEmpty ? "." : " (" + resetsByConnection.sorted { $0.key < $1.key }
                 .map { "connection \($0.key): \($0.value)" }.joined(separator: ", ") + ")."))
@@ -59,8 +74,11 @@ struct APNsSimCommand: AsyncParsableCommand {
 
     private func instructions(simulator: APNsSimulator, provider: SimulatorProviderKey) -> String {
         let bundleID = bundleIDs.first ?? SampleApp.bundleID
+        let connection = "--ca-file \(simulator.certificateFile.path) \\\n    "
+            + "--key-file \(provider.privateKeyFile.path) --key-id \(provider.key.keyID) --team-id \(provider.key.teamID)"
         return """
             APNs simulator listening on \(simulator.baseURL) (sandbox: answers apns-unique-id)
+              channel management on: \(simulator.managementBaseURL)
               CA file (its TLS certificate): \(simulator.certificateFile.path)
               provider key (.p8, signs JWTs): \(provider.privateKeyFile.path)
               verification key (public):     \(provider.publicKeyFile.path)
@@ -74,6 +92,16 @@ struct APNsSimCommand: AsyncParsableCommand {
                 --bundle-id \(bundleID) --token \(String(repeating: "ab", count: 32)) \\
                 --push-type liveactivity --event update --priority 5 \\
                 --content-state '{"currentHealthLevel":0.5,"eventDescription":"Power Panda is hit!"}'
+
+            Broadcast channels (iOS 18): make one, subscribe a device as its app would, broadcast to it:
+              rangers channels create --management-url \(simulator.managementBaseURL) --storage-policy most-recent \\
+                --bundle-id \(bundleID) \(connection)
+              curl --cacert \(simulator.certificateFile.path) -X POST \(simulator.baseURL)/simulator/subscriptions \\
+                -d '{"device":"phone-1","channel":"<channel id>"}'
+              rangers push --channel <channel id> --apns-url \(simulator.baseURL) --bundle-id \(bundleID) \\
+                --event update --priority 5 --content-state '{"currentHealthLevel":0.5,"eventDescription":"Boss hit!"}' \\
+                \(connection)
+              curl --cacert \(simulator.certificateFile.path) \(simulator.baseURL)/simulator/devices/phone-1/deliveries
 
             Ctrl-C stops it.
             """

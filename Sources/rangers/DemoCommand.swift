@@ -69,7 +69,7 @@ struct DemoCommand: AsyncParsableCommand {
         let simulator = try await APNsSimulator.start(APNsSimulatorConfiguration(port: 0))
         let key = APNsSigningKey.generate(keyID: "DEMOKEY001", teamID: "DEMOTEAM01").key
         try simulator.registerProviderKey(key)
-        let apns = APNsClient(environment: .custom(simulator.baseURL), key: key,
+        let apns = APNsClient(environment: .custom(simulator.baseURL, management: simulator.managementBaseURL), key: key,
                               transport: try CurlHTTP2Transport(configuration: CurlTransportConfiguration(caFile: simulator.certificateFile)),
                               metrics: resources.metricsFactory)
         let listening = PortBox()

@@ -12,13 +12,19 @@ struct PushCommand: AsyncParsableCommand {
         commandName: "push",
         abstract: "Send one push to APNs (or to `rangers apns-sim`) and print the answer.",
         discussion: """
-            Exit status: 0 delivered, 1 refused by APNs or unreachable, 2 a mistake found before \
-            sending (missing or unreadable key, a token that is not hex, a payload over the limit).
+            --token sends to one device; --channel broadcasts a Live Activity update or end to every \
+            device subscribed to a broadcast channel (iOS 18; see `rangers channels`). \
+            Exit status: 0 delivered (for a broadcast: accepted), 1 refused by APNs or unreachable, 2 a \
+            mistake found before sending (missing or unreadable key, a token that is not hex, a payload \
+            over the limit).
             """
     )
 
     @Option(help: "The device token (hex): a Live Activity push token, push-to-start token, PTT or device token.")
-    var token: String
+    var token: String?
+
+    @Option(help: "A broadcast channel id (base64, from `rangers channels create`) instead of --token: one push to every subscribed device.")
+    var channel: String?
 
     @Option(help: "The app's bundle id; the topic is derived from it and the push type.")
     var bundleID: String = SampleApp.bundleID
@@ -32,7 +38,7 @@ struct PushCommand: AsyncParsableCommand {
     @Option(help: "5 or 10 (Push To Talk is always 10).")
     var priority: Int = 10
 
-    @Option(help: "apns-expiration, unix seconds (0: deliver now or never).")
+    @Option(help: "apns-expiration, unix seconds (0: deliver now or never; a channel without storage takes only 0).")
     var expiration: Int?
 
     @Option(help: "The content state as JSON, or @file.")
@@ -43,6 +49,9 @@ struct PushCommand: AsyncParsableCommand {
 
     @Option(help: "With --event start: the attributes' Swift type name.")
     var attributesType: String = "AdventureAttributes"
+
+    @Option(help: "With --event start (iOS 18): a broadcast channel the new activity listens on, instead of asking for an update token.")
+    var inputPushChannel: String?
 
     @Option(help: "aps timestamp, unix seconds (default: now).")
     var timestamp: Int?
@@ -82,6 +91,14 @@ struct PushCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        switch (token, channel) {
+        case (let token?, nil): try await push(to: token)
+        case (nil, let channel?): try await broadcast(on: channel)
+        default: throw UsageError("give either --token (one device) or --channel (a broadcast)")
+        }
+    }
+
+    private func push(to token: String) async throws {
         let body = try makePayload()
         let request: APNsRequest = switch pushType {
         case .liveactivity:
@@ -122,6 +139,30 @@ struct PushCommand: AsyncParsableCommand {
         throw ExitCode(1)
     }
 
+    private func broadcast(on channel: String) async throws {
+        guard pushType == .liveactivity else { throw UsageError("--channel broadcasts Live Activity pushes: leave out --push-type \(pushType.rawValue)") }
+        guard event != .start else {
+            throw UsageError("a broadcast cannot start a Live Activity: send the push-to-start to a device (--token) with input-push-channel")
+        }
+        let request = APNsBroadcastRequest(channelID: BroadcastChannelID(channel), bundleID: bundleID, priority: priority,
+                                           expiration: expiration, payload: try makePayload())
+        do {
+            try request.validate()
+        } catch {
+            throw UsageError(error.description)
+        }
+        let client = try connection.client()
+        let answer: APNsChannelAnswer<Void>
+        do {
+            answer = try await client.broadcast(request)
+        } catch {
+            await client.shutdown()
+            throw UsageError("\(error)")
+        }
+        await client.shutdown()
+        try ChannelAnswerPrinter.finish(answer)
+    }
+
     private func makePayload() throws -> Data {
         if let payload { return try JSONArgument.data(payload, name: "--payload") }
         guard pushType == .liveactivity else {
@@ -148,12 +189,19 @@ struct PushCommand: AsyncParsableCommand {
             if let sound { alert["sound"] = sound }
             aps["alert"] = alert
         }
+        if let inputPushChannel {
+            guard event == .start else { throw UsageError("--input-push-channel goes with --event start") }
+            guard BroadcastChannelID.isWellFormed(inputPushChannel) else {
+                throw UsageError(InvalidBroadcastChannelID(text: inputPushChannel).description)
+            }
+        }
         if event == .start {
             guard let attributes else { throw UsageError("--event start needs --attributes (push-to-start)") }
             guard aps["alert"] != nil else { throw UsageError("--event start needs an alert (--alert-title-key …)") }
             aps["attributes-type"] = attributesType
             aps["attributes"] = try JSONArgument.object(attributes, name: "--attributes")
-            aps["input-push-token"] = 1
+            // The new activity takes updates on the channel, or asks for a token of its own.
+            if let inputPushChannel { aps["input-push-channel"] = inputPushChannel } else { aps["input-push-token"] = 1 }
         }
         return try JSONSerialization.data(withJSONObject: ["aps": aps], options: [.sortedKeys, .withoutEscapingSlashes])
     }
@@ -176,6 +224,9 @@ struct APNsConnectionOptions: ParsableArguments {
     @Option(help: "Any APNs base URL instead, e.g. https://127.0.0.1:2197 for `rangers apns-sim`.")
     var apnsURL: String?
 
+    @Option(help: "Where broadcast channels are managed (default: Apple's management host for --environment, or --apns-url), e.g. https://127.0.0.1:2195 for `rangers apns-sim`.")
+    var managementURL: String?
+
     @Option(help: "A PEM file of certificates to trust besides the system's (for a private or test endpoint).")
     var caFile: String?
 
@@ -194,19 +245,7 @@ struct APNsConnectionOptions: ParsableArguments {
         } catch {
             throw UsageError("\(error)")
         }
-        let target: APNsEnvironment
-        if let apnsURL {
-            guard let url = URL(string: apnsURL), url.scheme == "https", url.host != nil else {
-                throw UsageError("--apns-url must be an https URL, e.g. https://127.0.0.1:2197")
-            }
-            target = .custom(apnsURL)
-        } else {
-            switch environment {
-            case "sandbox": target = .sandbox
-            case "production": target = .production
-            default: throw UsageError("--environment must be sandbox or production")
-            }
-        }
+        let target = try target()
         if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw UsageError("cannot read the CA file \(caFile)")
         }
@@ -217,6 +256,25 @@ struct APNsConnectionOptions: ParsableArguments {
             throw UsageError("\(error)")
         }
         return APNsClient(environment: target, key: key, transport: transport, metrics: metrics)
+    }
+
+    /// Apple's sandbox or production hosts, or the URLs given (a management URL
+    /// alone keeps Apple's push host for --environment).
+    private func target() throws -> APNsEnvironment {
+        for (name, value) in [("--apns-url", apnsURL), ("--management-url", managementURL)] {
+            guard let value else { continue }
+            guard let url = URL(string: value), url.scheme == "https", url.host != nil else {
+                throw UsageError("\(name) must be an https URL, e.g. https://127.0.0.1:2197")
+            }
+        }
+        let apple: APNsEnvironment
+        switch environment {
+        case "sandbox": apple = .sandbox
+        case "production": apple = .production
+        default: throw UsageError("--environment must be sandbox or production")
+        }
+        if apnsURL == nil, managementURL == nil { return apple }
+        return .custom(apnsURL ?? apple.baseURL, management: managementURL)
     }
 }
 

@@ -8,7 +8,7 @@ struct Rangers: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rangers",
         abstract: "Emoji Rangers: party adventures on the iPhone Lock Screen.",
-        subcommands: [ContentCommand.self, SimulateCommand.self, PushCommand.self, APNsSimCommand.self, ServeCommand.self,
+        subcommands: [ContentCommand.self, SimulateCommand.self, PushCommand.self, ChannelsCommand.self, APNsSimCommand.self, ServeCommand.self,
                       DemoCommand.self, ReplayCommand.self]
     )
 

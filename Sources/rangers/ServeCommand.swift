@@ -84,7 +84,7 @@ struct ServeCommand: AsyncParsableCommand {
             let key = APNsSigningKey.generate(keyID: "SIMKEY0001", teamID: "SIMTEAM001").key
             try started.registerProviderKey(key)
             let transport = try CurlHTTP2Transport(configuration: CurlTransportConfiguration(caFile: started.certificateFile))
-            client = APNsClient(environment: .custom(started.baseURL), key: key, transport: transport,
+            client = APNsClient(environment: .custom(started.baseURL, management: started.managementBaseURL), key: key, transport: transport,
                                 metrics: resources.metricsFactory)
             simulator = started
             print("APNs: the built-in simulator at \(started.baseURL)")

@@ -3,55 +3,11 @@ import Testing
 
 /// `rangers push` against `rangers apns-sim`, both as real processes, as the README shows.
 @Suite struct PushCommandTests {
-    struct RunningSimulator {
-        let process: Process
-        let url: String
-        let caFile: String
-        let keyFile: String
-        let keyID: String
-        let teamID: String
-
-        var connection: [String] {
-            ["--apns-url", url, "--ca-file", caFile, "--key-file", keyFile, "--key-id", keyID, "--team-id", teamID]
-        }
-    }
-
-    /// Starts the simulator on a free port and reads what it prints about itself.
-    func startSimulator(keyDirectory: URL) throws -> RunningSimulator {
-        let process = Process()
-        process.executableURL = RangersProcess.executable
-        process.arguments = ["apns-sim", "--port", "0", "--key-dir", keyDirectory.path]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var text = ""
-        let reader = out.fileHandleForReading
-        while !text.contains("Ctrl-C") {
-            let chunk = reader.availableData
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        func value(after label: String) throws -> String {
-            let line = try #require(text.split(separator: "\n").first { $0.contains(label) }, "no '\(label)' in:\n\(text)")
-            return String(try #require(line.components(separatedBy: label).last)).trimmingCharacters(in: .whitespaces)
-        }
-        let url = try value(after: "listening on ").split(separator: " ").first.map(String.init) ?? ""
-        let ids = try value(after: "key id:").split(separator: " ")
-        return RunningSimulator(
-            process: process, url: url, caFile: try value(after: "CA file (its TLS certificate):"),
-            keyFile: try value(after: "provider key (.p8, signs JWTs):"), keyID: String(ids[0]),
-            teamID: String(ids.last ?? ""))
-    }
-
     @Test func pushIsDeliveredToTheSimulatorAndMistakesStopBeforeSending() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("apns-sim-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let simulator = try startSimulator(keyDirectory: directory)
-        defer {
-            simulator.process.terminate()
-            simulator.process.waitUntilExit()
-        }
+        let simulator = try APNsSimProcess.start(keyDirectory: directory)
+        defer { _ = simulator.stop() }
         #expect(simulator.url.hasPrefix("https://127.0.0.1:"))
         let token = String(repeating: "ab", count: 32)
 

@@ -75,11 +75,8 @@ import Testing
     @Test func pushSendsOneHerosViewToTheSimulatorInOrder() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let (db, id) = try await recorded()
-        let simulator = try PushCommandTests().startSimulator(keyDirectory: scratch.appendingPathComponent("keys"))
-        defer {
-            simulator.process.terminate()
-            simulator.process.waitUntilExit()
-        }
+        let simulator = try APNsSimProcess.start(keyDirectory: scratch.appendingPathComponent("keys"))
+        defer { _ = simulator.stop() }
         let pushed = try await RangersProcess.run(
             ["replay", id, "--db", db, "--push", "--speed", "2000", "--hero", "egghead",
              "--token", String(repeating: "ab", count: 32), "--push-to-start-token", String(repeating: "cd", count: 32)]
