@@ -3,6 +3,22 @@ import Logging
 import Metrics
 import Vocabulary
 
+/// What manages broadcast channels and broadcasts to them, and says what became
+/// of each request. `APNsClient` is the one that reaches APNs; a test may record
+/// instead (as `PushSender` is to device pushes). Methods throw only
+/// `APNsChannelRequestError` (before sending) or `CancellationError`.
+public protocol BroadcastChannelSender: Sendable {
+    func createChannel(bundleID: String, storagePolicy: MessageStoragePolicy,
+                       requestID: UUID?) async throws -> APNsChannelAnswer<BroadcastChannelID>
+    func channelConfiguration(_ channel: BroadcastChannelID, bundleID: String,
+                              requestID: UUID?) async throws -> APNsChannelAnswer<BroadcastChannelConfiguration>
+    func allChannels(bundleID: String, requestID: UUID?) async throws -> APNsChannelAnswer<[BroadcastChannelID]>
+    func deleteChannel(_ channel: BroadcastChannelID, bundleID: String, requestID: UUID?) async throws -> APNsChannelAnswer<Void>
+    func broadcast(_ request: APNsBroadcastRequest) async throws -> APNsChannelAnswer<Void>
+}
+
+extension APNsClient: BroadcastChannelSender {}
+
 /// Broadcast channels (iOS 18): managing them on the management host and sending
 /// one push to everyone subscribed to one. Same transport, same provider token,
 /// same retry policy as device pushes; answers classified as `APNsChannelOutcome`.
