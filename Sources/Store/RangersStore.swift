@@ -174,6 +174,13 @@ public protocol OutboxStore: Sendable {
     func outbox(of adventure: AdventureID) async throws -> [OutboxEntry]
     /// What was sent for the adventure and what APNs answered, in the order sent.
     func pushLog(of adventure: AdventureID) async throws -> [PushLogEntry]
+    /// The adventure's push log after `cursor`, oldest first, at most `limit`
+    /// entries, and its pushes waiting to be sent again, from one snapshot. A
+    /// reader that asks again from each page's cursor gets every entry exactly
+    /// once, whatever writes at the same moment (several nodes answering the
+    /// adventure's pushes at once included): an entry whose write has not committed
+    /// when a page is read is never passed over, it comes in a later page.
+    func pushLog(of adventure: AdventureID, after cursor: PushLogCursor, limit: Int) async throws -> PushLogPage
 }
 
 public protocol WalkieTalkieStore: Sendable {

@@ -13,6 +13,19 @@ enum PostgresSchema {
         Migration(name: "v1", statements: v1),
         Migration(name: "v2-node", statements: v2Node),
         Migration(name: "v3-leases", statements: v3Leases),
+        Migration(name: "v4-push-log-order", statements: v4PushLogOrder),
+    ]
+
+    /// Each push log entry remembers the transaction that wrote it. Entries'
+    /// numbers come from a sequence when they are inserted, not when they commit:
+    /// with several nodes answering pushes at once, a smaller number can become
+    /// readable after a larger one. A reader that follows the log goes by the
+    /// writing transactions instead, and only as far as every transaction before
+    /// them has finished (`PostgresStore.pushLog(of:after:limit:)`). Rows from
+    /// before this migration all carry the migration's own transaction.
+    private static let v4PushLogOrder = [
+        "ALTER TABLE push_log ADD COLUMN written_by xid8 NOT NULL DEFAULT pg_current_xact_id()",
+        "CREATE INDEX push_log_by_adventure_in_commit_order ON push_log(adventure, written_by, id)",
     ]
 
     /// Several nodes share the adventures: each plays only those it holds a lease

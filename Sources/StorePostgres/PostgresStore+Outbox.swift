@@ -51,18 +51,9 @@ extension PostgresStore {
         try await snapshot { connection in
             _ = try await requireAdventure(adventure, lock: "", connection)
             return try await connection.query("""
-                SELECT l.outbox, l.target_kind, l.target_id, l.token, l.push_type, l.priority, l.status, l.reason, l.apns_id,
-                       l.attempts, l.sent_at, o.tick, o.reason, o.payload
+                SELECT \(unescaped: Self.pushLogColumns)
                 FROM push_log l JOIN outbox o ON o.id = l.outbox WHERE l.adventure = \(adventure.rawValue) ORDER BY l.id
-                """, logger: logger).decodeAll(
-                    (Int64, String, String, String, String, Int, Int?, String?, String?, Int, Date, Int?, String, Data).self)
-                .map { outbox, kind, target, token, pushType, priority, status, reason, apnsID, attempts, sentAt, tick, decision, payload in
-                    guard let priority = Priority(rawValue: priority) else { throw StoreError.corrupt("priority \(priority) in push log") }
-                    return PushLogEntry(outbox: OutboxID(outbox), adventure: adventure, target: try PushTarget(kind: kind, id: target),
-                                        token: PushToken(stored: token), pushType: try Self.pushType(pushType), priority: priority,
-                                        status: status, reason: reason, apnsID: apnsID, attempts: attempts, sentAt: sentAt,
-                                        tick: tick, decision: decision, payload: payload)
-                }
+                """, logger: logger).decodeAll(PushLogColumns.self).map { try Self.pushLogEntry($0, of: adventure) }
         }
     }
 

@@ -135,15 +135,7 @@ extension SQLiteStore {
     public func pushLog(of adventure: AdventureID) async throws -> [PushLogEntry] {
         try await read { db in
             _ = try Self.requireAdventure(adventure, db)
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT pushLog.*, outbox.tick AS decidedTick, outbox.reason AS decision, outbox.payload AS sentPayload
-                FROM pushLog JOIN outbox ON outbox.id = pushLog.outbox
-                WHERE pushLog.adventure = ? ORDER BY pushLog.id
-                """, arguments: [adventure.rawValue])
-            return try rows.map { row in
-                try PushLogRow(row: row).entry(tick: row["decidedTick"], decision: row["decision"],
-                                               payload: row["sentPayload"])
-            }
+            return try Self.pushLogEntries(of: adventure, after: 0, limit: -1, db).map(\.entry)
         }
     }
 }

@@ -1,0 +1,56 @@
+import Foundation
+import PostgresNIO
+import Store
+import Vocabulary
+
+extension PostgresStore {
+    /// Follows the log in the order of the transactions that wrote it (`written_by`,
+    /// then the entry's number), never past the oldest transaction still running
+    /// when the snapshot was taken (`pg_snapshot_xmin`): every transaction before
+    /// that one has committed or rolled back, so no entry can appear later behind
+    /// the cursor. An entry written by a transaction still open waits, with those
+    /// after it, for a later read. The cursor's `batch` is a transaction id.
+    public func pushLog(of adventure: AdventureID, after cursor: PushLogCursor, limit: Int) async throws -> PushLogPage {
+        try await snapshot { connection in
+            _ = try await requireAdventure(adventure, lock: "", connection)
+            let entries = try await connection.query("""
+                SELECT \(unescaped: Self.pushLogColumns), l.written_by::text, l.id
+                FROM push_log l JOIN outbox o ON o.id = l.outbox
+                WHERE l.adventure = \(adventure.rawValue)
+                  AND (l.written_by, l.id) > (\(String(cursor.batch))::xid8, \(cursor.entry))
+                  AND l.written_by < pg_snapshot_xmin(pg_current_snapshot())
+                ORDER BY l.written_by, l.id LIMIT \(max(0, limit))
+                """, logger: logger).decodeAll(
+                    (Int64, String, String, String, String, Int, Int?, String?, String?, Int, Date, Int?, String, Data, String, Int64).self)
+                .map { outbox, kind, target, token, pushType, priority, status, reason, apnsID, attempts, sentAt, tick, decision, payload,
+                       writtenBy, id in
+                    guard let batch = UInt64(writtenBy) else { throw StoreError.corrupt("transaction id '\(writtenBy)' in push log") }
+                    let columns = (outbox, kind, target, token, pushType, priority, status, reason, apnsID, attempts, sentAt, tick,
+                                   decision, payload)
+                    return PushLogPage.Entry(cursor: PushLogCursor(batch: batch, entry: id),
+                                             entry: try Self.pushLogEntry(columns, of: adventure))
+                }
+            let waiting = try await connection.query("""
+                SELECT \(unescaped: Self.outboxColumns) FROM outbox
+                WHERE state = 'pending' AND adventure = \(adventure.rawValue) AND attempts > 0 ORDER BY id
+                """, logger: logger).decodeAll(OutboxColumns.self).map(Self.entry)
+            return PushLogPage(entries: entries, cursor: entries.last?.cursor ?? cursor, waitingForRetry: waiting)
+        }
+    }
+
+    static let pushLogColumns = """
+        l.outbox, l.target_kind, l.target_id, l.token, l.push_type, l.priority, l.status, l.reason, l.apns_id,
+        l.attempts, l.sent_at, o.tick, o.reason, o.payload
+        """
+
+    typealias PushLogColumns = (Int64, String, String, String, String, Int, Int?, String?, String?, Int, Date, Int?, String, Data)
+
+    static func pushLogEntry(_ row: PushLogColumns, of adventure: AdventureID) throws -> PushLogEntry {
+        let (outbox, kind, target, token, pushType, priority, status, reason, apnsID, attempts, sentAt, tick, decision, payload) = row
+        guard let priority = Priority(rawValue: priority) else { throw StoreError.corrupt("priority \(priority) in push log") }
+        return PushLogEntry(outbox: OutboxID(outbox), adventure: adventure, target: try PushTarget(kind: kind, id: target),
+                            token: PushToken(stored: token), pushType: try Self.pushType(pushType), priority: priority,
+                            status: status, reason: reason, apnsID: apnsID, attempts: attempts, sentAt: sentAt,
+                            tick: tick, decision: decision, payload: payload)
+    }
+}
