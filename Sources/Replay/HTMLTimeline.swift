@@ -39,6 +39,7 @@ public enum HTMLTimeline {
             <table id="alerts"><thead><tr><th>tick</th><th>time</th><th>to</th><th>priority</th><th>alert</th><th>sound</th></tr></thead><tbody></tbody></table>
             <div id="status" data-state="loading" data-hero-lines="0" data-errors="0"></div>
             <script type="application/json" id="data">\(json)</script>
+            <script>\(HTMLTimelineAssets.chart)</script>
             <script>\(HTMLTimelineAssets.script)</script>
             </body>
             </html>
@@ -116,11 +117,10 @@ public enum HTMLTimeline {
                 let boss = adventure.bosses[state.bossIndex]
                 data.bosses.append(ChartData.BossSpan(name: boss.name, avatar: boss.avatar, fromTick: state.tick))
             }
-            data.ticks.append(state.tick)
-            for (index, hero) in state.heroes.enumerated() {
-                data.heroHealth[index].append(percent(hero.health, of: hero.maxHealth))
-            }
-            data.bossHealth.append(percent(state.boss.health, of: state.boss.maxHealth))
+            let sample = TimelineSample(state)
+            data.ticks.append(sample.tick)
+            for (index, health) in sample.heroHealth.enumerated() { data.heroHealth[index].append(health) }
+            data.bossHealth.append(sample.bossHealth)
         }
         sample(adventure.start())
         try session.replay(with: content) { state, _ in
@@ -152,10 +152,6 @@ public enum HTMLTimeline {
             })
         }
         return data
-    }
-
-    private static func percent(_ value: Int, of maximum: Int) -> Int {
-        maximum > 0 ? Int((Double(value) * 100 / Double(maximum)).rounded()) : 0
     }
 
     private static func escape(_ text: String) -> String {

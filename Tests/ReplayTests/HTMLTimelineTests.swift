@@ -108,7 +108,7 @@ import Wire
     /// The check above would notice a broken page: a script error is counted on the page.
     @Test func aScriptErrorIsCaughtByTheCheck() async throws {
         let page = try HTMLTimeline.page(try await session(), content: ReplayFixture.content)
-            .replacingOccurrences(of: #""use strict";"#, with: #""use strict"; notDefinedAnywhere();"#)
+            .replacingOccurrences(of: "var data = JSON.parse(", with: "notDefinedAnywhere(); var data = JSON.parse(")
         let browser = try load(page)
         let (state, heroLines, errors) = try status(in: browser.dom)
         #expect(errors == 1)
