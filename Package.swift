@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
@@ -112,12 +113,24 @@ let package = Package(
             ],
             path: "Tests/StoreTestSupport"
         ),
+        // The live page: each phone's Live Activity drawn from the pushes it received,
+        // the stream that keeps it current, and the signed links that open it.
+        .target(
+            name: "LiveView",
+            dependencies: [
+                "Vocabulary", "Game", "Catalog", "Wire", "Store", "Replay", "APNs",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // What browser tests share: finding Chromium and driving it over the DevTools protocol.
+        .target(name: "BrowserTestSupport", path: "Tests/BrowserTestSupport"),
         // HTTP routes, auth, the Ticker and Dispatcher services, configuration, wiring.
         .target(
             name: "Server",
             dependencies: [
-                "Vocabulary", "Game", "Catalog", "Wire", "PushPolicy", "APNs", "Store", "StoreSQLite", "StorePostgres",
+                "Vocabulary", "Game", "Catalog", "Wire", "PushPolicy", "APNs", "Store", "StoreSQLite", "StorePostgres", "LiveView",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -222,7 +235,7 @@ let package = Package(
             name: "ServerTests",
             dependencies: [
                 "Vocabulary", "Game", "Catalog", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Store",
-                "StoreTestSupport", "Server", "Replay",
+                "StoreTestSupport", "Server", "Replay", "BrowserTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -244,10 +257,14 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "LiveViewTests",
+            dependencies: ["Vocabulary", "Game", "Catalog", "Wire", "Store", "StoreTestSupport", "Replay", "LiveView"]
+        ),
+        .testTarget(
             name: "ReplayTests",
             dependencies: [
                 "Vocabulary", "Replay", "Game", "Catalog", "Store", "StoreSQLite", "PushPolicy", "Wire", "APNs",
-                "APNsCurl", "APNsSimulator",
+                "APNsCurl", "APNsSimulator", "BrowserTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             exclude: ["Golden"]

@@ -1,6 +1,7 @@
 import Catalog
 import Foundation
 import Hummingbird
+import LiveView
 import PushPolicy
 import Prometheus
 import ServiceLifecycle
@@ -24,6 +25,9 @@ public struct ServerResources: Sendable {
     public let deliveryHealth: DeliveryHealth
     /// How many adventures this node's ticker holds: the ticker tells, `/healthz` reports.
     public let adventuresHeld = AdventuresHeld()
+    /// Signs live-page links when no secret is configured: made for this process,
+    /// so its links end with it.
+    let processLiveLinkSigner = LiveLinkSigner.generated()
 
     public init(store: any RangersStore, content: LoadedContent, metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
                 now: @escaping @Sendable () -> Date = Date.init) {
@@ -108,6 +112,7 @@ struct RangersAPI: Sendable {
     let auth: Authenticator
     let deliveryHealth: DeliveryHealth
     let adventuresHeld: AdventuresHeld
+    let liveLinks: LiveLinkSigner
 
     init(configuration: ServerConfiguration, resources: ServerResources) {
         self.configuration = configuration
@@ -117,6 +122,7 @@ struct RangersAPI: Sendable {
         now = resources.now
         deliveryHealth = resources.deliveryHealth
         adventuresHeld = resources.adventuresHeld
+        liveLinks = configuration.liveLinkSecret.map(LiveLinkSigner.init(secret:)) ?? resources.processLiveLinkSigner
         auth = Authenticator(store: resources.store, gameMasterKey: configuration.gameMasterKey)
     }
 

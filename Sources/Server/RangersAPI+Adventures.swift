@@ -100,16 +100,21 @@ extension RangersAPI {
 
     /// The adventure, if the caller may read it: the game master, a player with a
     /// hero in it, or a current member of its party.
-    private func readableAdventure(_ request: Request, id: String) async throws -> (StoredAdventure, Caller) {
+    func readableAdventure(_ request: Request, id: String) async throws -> (StoredAdventure, Caller) {
         let caller = try await auth.playerOrGameMaster(request)
         let adventure = try await store.adventure(AdventureID(id))
         if case .player(let player) = caller {
-            let inRoster = adventure.setup.party.contains { $0.player == player.id }
-            let inParty = try await store.membership(of: player.id, in: adventure.party) != nil
-            guard inRoster || inParty else {
-                throw APIError.forbidden("adventure \(adventure.id) belongs to a party you are not in")
-            }
+            try await requireReader(player.id, of: adventure)
         }
         return (adventure, caller)
+    }
+
+    /// A player may read an adventure with a hero in it, or as a current member of its party.
+    func requireReader(_ player: PlayerID, of adventure: StoredAdventure) async throws {
+        let inRoster = adventure.setup.party.contains { $0.player == player }
+        let inParty = try await store.membership(of: player, in: adventure.party) != nil
+        guard inRoster || inParty else {
+            throw APIError.forbidden("adventure \(adventure.id) belongs to a party you are not in")
+        }
     }
 }

@@ -78,6 +78,17 @@ extension RangersAPI {
             try await pushes(request, adventure: try context.parameters.id("adventureID"))
         }
 
+        // The live page, opened with a signed link (a browser cannot send the key)
+        router.post("/v1/adventures/{adventureID}/live-links") { request, context in
+            try await createLiveLink(request, adventure: try context.parameters.id("adventureID"))
+        }
+        router.get("/live/adventures/{adventureID}") { request, context in
+            try await livePage(request, adventure: try context.parameters.id("adventureID"))
+        }
+        router.get("/live/adventures/{adventureID}/events") { request, context in
+            try await liveEvents(request, context: context, adventure: try context.parameters.id("adventureID"))
+        }
+
         // Operations
         router.get("/healthz") { _, _ in try await health() }
         router.get("/metrics") { _, _ in await metricsText() }

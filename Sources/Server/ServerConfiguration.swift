@@ -1,4 +1,5 @@
 import Foundation
+import LiveView
 import PushPolicy
 import Store
 import StoreSQLite
@@ -33,6 +34,10 @@ public struct ServerConfiguration: Sendable {
     /// Larger request bodies are refused with 413 before they are read whole.
     public var maximumRequestBodyBytes: Int
     public var pushToTalk: PushToTalkSettings
+    /// The secret live-page links are signed with (`POST /v1/adventures/{id}/live-links`).
+    /// Nodes behind one load balancer need the same; nil signs with a secret made
+    /// for this process, whose links end with it. Never printed.
+    public var liveLinkSecret: String?
 
     /// Shorter game-master keys could be guessed; 32 characters of a random
     /// base64 or hex string are well beyond that.
@@ -51,7 +56,8 @@ public struct ServerConfiguration: Sendable {
         pushPolicy: PushPolicyConfiguration = .standard,
         bundleID: String = SampleApp.bundleID,
         maximumRequestBodyBytes: Int = ServerConfiguration.defaultMaximumRequestBodyBytes,
-        pushToTalk: PushToTalkSettings = PushToTalkSettings()
+        pushToTalk: PushToTalkSettings = PushToTalkSettings(),
+        liveLinkSecret: String? = nil
     ) {
         self.gameMasterKey = gameMasterKey
         self.databasePath = databasePath
@@ -65,6 +71,7 @@ public struct ServerConfiguration: Sendable {
         self.bundleID = bundleID
         self.maximumRequestBodyBytes = maximumRequestBodyBytes
         self.pushToTalk = pushToTalk
+        self.liveLinkSecret = liveLinkSecret
     }
 
     /// The store these settings name: PostgreSQL when `databaseURL` is set, else the SQLite file.
@@ -114,6 +121,10 @@ public struct ServerConfiguration: Sendable {
         require((1024...(16 << 20)).contains(maximumRequestBodyBytes), "maximumRequestBodyBytes",
                 "must be 1 KiB…16 MiB, not \(maximumRequestBodyBytes) bytes")
         problems += pushToTalk.problems
+        if let liveLinkSecret {
+            require(liveLinkSecret.count >= LiveLinkSigner.shortestSecret, "liveLinkSecret",
+                    "must be at least \(LiveLinkSigner.shortestSecret) characters (it has \(liveLinkSecret.count))")
+        }
         return problems
     }
 

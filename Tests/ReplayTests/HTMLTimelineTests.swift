@@ -1,3 +1,4 @@
+import BrowserTestSupport
 import Catalog
 import Foundation
 import Replay
@@ -12,33 +13,16 @@ import Wire
         var log: String
     }
 
-    static let chromiumNames = ["chromium", "chromium-browser", "google-chrome"]
-
-    static func chromium() -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for directory in path.split(separator: ":") {
-            for name in chromiumNames {
-                let candidate = "\(directory)/\(name)"
-                if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-            }
-        }
-        return nil
-    }
-
     /// The DOM after the page's scripts ran, and the browser's log (console errors included).
     func load(_ page: String) throws -> Browser {
-        guard let chromium = Self.chromium() else {
-            throw BrowserMissing()
-        }
+        guard let chromium = Chromium.executable() else { throw Chromium.Missing() }
         let directory = try ReplayFixture.scratchDirectory()
         let file = directory.appendingPathComponent("timeline.html")
         try page.write(to: file, atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: chromium)
-        process.arguments = ["--headless", "--disable-gpu", "--no-sandbox", "--no-first-run", "--disable-extensions",
-                             "--user-data-dir=\(directory.appendingPathComponent("profile").path)",
-                             "--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000",
-                             "--dump-dom", file.absoluteString]
+        process.arguments = Chromium.arguments(profile: directory.appendingPathComponent("profile"))
+            + ["--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000", "--dump-dom", file.absoluteString]
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -50,13 +34,6 @@ import Wire
         process.waitUntilExit()
         killer.cancel()
         return Browser(dom: String(decoding: dom, as: UTF8.self), log: String(decoding: log, as: UTF8.self))
-    }
-
-    struct BrowserMissing: Error, CustomStringConvertible {
-        var description: String {
-            "Chromium is not installed (looked for \(HTMLTimelineTests.chromiumNames.joined(separator: ", ")) on PATH); "
-                + "run scripts/install-system-packages.sh, which installs Debian's chromium package"
-        }
     }
 
     func status(in dom: String) throws -> (state: String, heroLines: Int, errors: Int) {

@@ -138,15 +138,7 @@ struct DeliveryHarness: Sendable {
     /// The adventure is at `tick` (or has ended) and every push due now has been
     /// answered. Pushes waiting to be retried later do not count.
     func isSettled(_ adventure: AdventureID, at tick: Int) async throws -> Bool {
-        let stored = try await store.adventure(adventure)
-        guard stored.lastTick == tick || stored.status != .running else { return false }
-        return try await store.outbox(of: adventure).allSatisfy { entry in
-            switch entry.state {
-            case .sending: false
-            case .pending: entry.outcome?.hasPrefix("retrying") == true
-            default: true
-            }
-        }
+        try await store.isSettled(adventure, at: tick)
     }
 
     /// Moves the clock a second at a time until the adventure ends, waiting after
@@ -170,6 +162,22 @@ struct DeliveryHarness: Sendable {
             }
         }
         return stored.lastTick
+    }
+}
+
+extension RangersStore {
+    /// The adventure is at `tick` (or has ended) and every push due now has been
+    /// answered. Pushes waiting to be retried later do not count.
+    func isSettled(_ adventure: AdventureID, at tick: Int) async throws -> Bool {
+        let stored = try await self.adventure(adventure)
+        guard stored.lastTick == tick || stored.status != .running else { return false }
+        return try await outbox(of: adventure).allSatisfy { entry in
+            switch entry.state {
+            case .sending: false
+            case .pending: entry.outcome?.hasPrefix("retrying") == true
+            default: true
+            }
+        }
     }
 }
 

@@ -32,7 +32,8 @@ struct TestServer {
 
     /// On PostgreSQL, the store is closed when the test ends if its suite has `.closesStores`.
     init(engine: StoreEngine = .sqlite,
-         maximumRequestBodyBytes: Int = ServerConfiguration.defaultMaximumRequestBodyBytes) async throws {
+         maximumRequestBodyBytes: Int = ServerConfiguration.defaultMaximumRequestBodyBytes,
+         liveLinkSecret: String? = nil, now: @escaping @Sendable () -> Date = { TestServer.startTime }) async throws {
         Self.removeRootAtExit
         let directory = Self.root.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -41,8 +42,8 @@ struct TestServer {
             gameMasterKey: Self.gameMasterKey, databasePath: directory.appendingPathComponent("rangers.sqlite").path,
             databaseURL: databaseURL,
             port: 0, contentDirectory: Self.contentDirectory, bundleID: Self.bundleID,
-            maximumRequestBodyBytes: maximumRequestBodyBytes)
-        resources = try await ServerResources.open(configuration, now: { TestServer.startTime })
+            maximumRequestBodyBytes: maximumRequestBodyBytes, liveLinkSecret: liveLinkSecret)
+        resources = try await ServerResources.open(configuration, now: now)
         OpenedStores.adopt(resources.store)
     }
 
