@@ -252,7 +252,7 @@ let package = Package(
             dependencies: [
                 // Not imported: the tests run the built `rangers` binary, which must be built first.
                 "rangers",
-                "Vocabulary", "Replay", "Store", "StoreSQLite", "StoreTestSupport", "Catalog", "PushPolicy", "Game",
+                "Vocabulary", "Replay", "Store", "StoreSQLite", "StoreTestSupport", "Catalog", "PushPolicy", "Game", "LiveView",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

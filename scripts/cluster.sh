@@ -4,7 +4,10 @@
 # APNs simulator, three `rangers serve` nodes and nginx round-robin in front.
 # It plays a few parties' adventures through nginx, kills the busiest node with
 # SIGKILL mid-adventure, prints the adventures moving and finishing, and stops
-# everything it started, also when interrupted.
+# everything it started, also when interrupted. Meanwhile it follows the live page
+# of one of the killed node's adventures through nginx, as a browser would
+# (reconnecting with the last event id it saw), and checks that the page got each
+# push once and in order.
 #
 #   bash scripts/cluster.sh [parties=6] [lease seconds=3]
 set -euo pipefail
@@ -50,10 +53,12 @@ psql() { PGPASSWORD=$password as_postgres "$pgbin/psql" -h 127.0.0.1 -p "$pgport
 psql -c "CREATE DATABASE rangers" postgres
 export RANGERS_DATABASE_URL="postgres://postgres:$password@127.0.0.1:$pgport/rangers?sslmode=disable"
 export RANGERS_GAME_MASTER_KEY=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+# The same on every node: a live-page link from one opens the page on any.
+export RANGERS_LIVE_LINK_SECRET=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
 
 echo "== APNs simulator"
 simport=$(free_port)
-"$rangers" apns-sim --port "$simport" --key-dir "$folder/apns" > "$folder/apns.log" &
+"$rangers" apns-sim --port "$simport" --management-port "$(free_port)" --key-dir "$folder/apns" > "$folder/apns.log" &
 pids+=($!)
 for _ in $(seq 100); do grep -q "key id:" "$folder/apns.log" 2>/dev/null && break; sleep 0.1; done
 keyid=$(sed -n 's/.*key id: \([^ ]*\).*/\1/p' "$folder/apns.log")
@@ -86,7 +91,8 @@ http {
     upstream nodes { $(for p in "${nodeports[@]}"; do printf 'server 127.0.0.1:%s max_fails=0; ' "$p"; done) }
     server {
         listen 127.0.0.1:$lbport;
-        location / { proxy_pass http://nodes; proxy_next_upstream error timeout; proxy_connect_timeout 1s; }
+        # The client's Host goes on, so the live-page links the nodes hand out name nginx.
+        location / { proxy_pass http://nodes; proxy_set_header Host \$http_host; proxy_next_upstream error timeout; proxy_connect_timeout 1s; }
     }
 }
 EOF
@@ -129,11 +135,55 @@ sleep 6
 echo "== who plays what"
 holders
 victim=$(psql -c "SELECT lease_holder FROM adventure WHERE status = 'running' AND lease_until > now() GROUP BY lease_holder ORDER BY count(*) DESC LIMIT 1" rangers)
+watched=$(psql -c "SELECT id FROM adventure WHERE status = 'running' AND lease_holder = '$victim' ORDER BY id LIMIT 1" rangers)
+echo "== the live page of adventure ${watched:0:8} (played by $victim), through nginx"
+python3 - "http://127.0.0.1:$lbport" "$watched" "$RANGERS_GAME_MASTER_KEY" $((lease + 12)) <<'EOF' &
+import json, sys, time, urllib.request
+base, adventure, key, seconds = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+request = urllib.request.Request(f"{base}/v1/adventures/{adventure}/live-links", method="POST",
+                                 headers={"Authorization": f"Bearer {key}"})
+link = json.loads(urllib.request.urlopen(request).read())
+print(f"  open it in a browser: {link['url']}", flush=True)
+stream = base + link["path"].replace("?token", "/events?token")
+seen, last, start, connections = [], "", time.time(), 0
+while time.time() - start < seconds:
+    connections += 1
+    try:
+        headers = {"Last-Event-ID": last} if last else {}
+        with urllib.request.urlopen(urllib.request.Request(stream, headers=headers), timeout=5) as answer:
+            event, id = None, None
+            while time.time() - start < seconds:
+                line = answer.readline().decode()
+                if not line:
+                    break
+                line = line.rstrip("\n")
+                if line.startswith("id: "):
+                    id = line[4:]
+                elif line.startswith("event: "):
+                    event = line[7:]
+                elif line == "":
+                    if id:
+                        last = id
+                    if event == "push":
+                        seen.append(tuple(int(part) for part in id.split(":")[1].split(".")))
+                    event, id = None, None
+    except Exception as error:
+        print(f"  the page's stream, connection {connections}, ended: {error}; reconnecting from event {last}", flush=True)
+        time.sleep(1)
+ok = seen == sorted(seen) and len(set(seen)) == len(seen) and len(seen) > 0
+print(f"  the page's stream through nginx: {len(seen)} pushes over {connections} connection(s), "
+      f"each once and in order: {'yes' if ok else 'NO'}", flush=True)
+sys.exit(0 if ok else 1)
+EOF
+watcher=$!
+pids+=("$watcher")
+sleep 2
 echo "== kill -9 $victim (its leases run out after $lease s; the others take its adventures)"
 kill -KILL "${nodepids[${victim#node-}]}"
 killed_at=$(psql -c "SELECT extract(epoch FROM now())" rangers)
 sleep $((lease + 3))
 holders
+wait "$watcher" || { echo "cluster.sh: the live page's stream through nginx missed or repeated pushes" >&2; exit 1; }
 while [[ $(psql -c "SELECT count(*) FROM adventure WHERE status = 'running'" rangers) != 0 ]]; do sleep 2; done
 echo "== every adventure has ended; who stored which ticks"
 psql -c "SELECT left(adventure, 8) || ': ' || string_agg(node || ' ' || first || '-' || last, ', ' ORDER BY first)

@@ -135,6 +135,16 @@ struct DemoClient: Sendable {
         return pushes.pushes
     }
 
+    /// A signed link to the adventure's live page, for a browser.
+    struct LiveLink: Decodable {
+        var url: String
+        var expiresAt: Date
+    }
+
+    func liveLink(adventure: String, key: String) async throws -> LiveLink {
+        try await call("POST", "/v1/adventures/\(adventure)/live-links", key: key)
+    }
+
     private struct Ignored: Decodable {}
 
     private func call<Answer: Decodable>(_ method: String, _ path: String, key: String? = nil,

@@ -59,8 +59,12 @@ struct DemoScript {
         let routeName = game.route(route)?.name ?? route.rawValue
         show("\n🗺  The game master starts \(routeName) (adventure \(started.id)), a tick every game second, "
              + "\(speed)× faster than the wall clock")
+        let link = try await client.liveLink(adventure: started.id, key: gameMasterKey)
+        show("👀 Watch the phones' Lock Screens live (until the adventure ends): \(link.url)")
         let wallStart = ContinuousClock.now
         let final = try await follow(adventure: started.id)
+        // Pages read the store every quarter second: let them show the end before the server stops.
+        try await Task.sleep(for: .seconds(1))
         clearProgress()
         summarize(final, elapsed: ContinuousClock.now - wallStart)
     }

@@ -47,7 +47,7 @@ struct UsageError: Error {
             "port": "--port or $RANGERS_PORT", "bundleID": "--bundle-id or $RANGERS_BUNDLE_ID",
             "contentDirectory": "--content or $RANGERS_CONTENT", "pushPolicy": "$RANGERS_POLICY_*",
             "pushToTalk.audioRetention": "$RANGERS_PTT_AUDIO_RETENTION", "nodeID": "--node-id or $RANGERS_NODE_ID",
-            "leaseSeconds": "--lease-seconds or $RANGERS_LEASE_SECONDS",
+            "leaseSeconds": "--lease-seconds or $RANGERS_LEASE_SECONDS", "liveLinkSecret": "$RANGERS_LIVE_LINK_SECRET",
         ]
         message = error.problems.map { problem in
             sources[problem.setting].map { "\(problem.setting) (\($0)): \(problem.message)" } ?? problem.description

@@ -15,7 +15,9 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the server: the HTTP API, the ticker and the dispatcher.",
         discussion: """
-            The game-master key comes from $RANGERS_GAME_MASTER_KEY (at least 32 characters). \
+            The game-master key comes from $RANGERS_GAME_MASTER_KEY (at least 32 characters), and the secret \
+            live-page links are signed with from $RANGERS_LIVE_LINK_SECRET (at least 32 characters; the same on \
+            every node behind one load balancer; without it, links last only as long as this process). \
             With --apns simulator (the default) pushes go to an APNs simulator started inside \
             the process, so no Apple account is needed; with --apns apple they go to APNs with \
             the key from --key-file/--key-id/--team-id (or APNS_KEY_FILE, APNS_KEY_ID, APNS_TEAM_ID).
@@ -67,7 +69,8 @@ struct ServeCommand: AsyncParsableCommand {
             contentDirectory: content.directory,
             pushPolicy: try PolicyEnvironment.configuration(from: environment),
             bundleID: bundleID ?? environment["RANGERS_BUNDLE_ID"] ?? SampleApp.bundleID,
-            pushToTalk: pushToTalk)
+            pushToTalk: pushToTalk,
+            liveLinkSecret: environment["RANGERS_LIVE_LINK_SECRET"])
         let resources: ServerResources
         do {
             resources = try await ServerResources.open(configuration)
@@ -95,6 +98,10 @@ struct ServeCommand: AsyncParsableCommand {
             throw UsageError("apns: '\(mode)' must be simulator or apple (RANGERS_APNS)")
         }
 
+        if configuration.liveLinkSecret == nil {
+            print("Live-page links: signed with a secret made for this process (they stop working when it stops); "
+                  + "set RANGERS_LIVE_LINK_SECRET to keep them across restarts and nodes")
+        }
         let app = try buildApplication(
             configuration, resources: resources,
             services: backgroundServices(configuration, resources: resources, apns: client),

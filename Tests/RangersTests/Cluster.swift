@@ -13,6 +13,8 @@ struct Cluster {
     }
 
     static let gameMasterKey = "c1a5c1a5c1a5c1a5c1a5c1a5c1a5c1a5"
+    /// One secret for every node: a live-page link from one opens the page on any.
+    static let liveLinkSecret = "c1a5-live-links-c1a5-live-links-c1a5"
     static let nginx = "/usr/sbin/nginx"
 
     let database: TestDatabase
@@ -32,7 +34,8 @@ struct Cluster {
             let port = try PostgresTestServer.freePort()
             let process = try await ServeProcess.start(
                 database: database, port: port, gameMasterKey: gameMasterKey, api: HTTP(base: "http://127.0.0.1:\(port)"),
-                arguments: ["--node-id", "node-\(index)", "--lease-seconds", String(leaseSeconds)])
+                arguments: ["--node-id", "node-\(index)", "--lease-seconds", String(leaseSeconds)],
+                environment: ["RANGERS_LIVE_LINK_SECRET": liveLinkSecret])
             nodes.append(Node(id: "node-\(index)", port: port, process: process))
         }
         let port = try PostgresTestServer.freePort()
@@ -55,6 +58,7 @@ struct Cluster {
                     listen 127.0.0.1:\(port);
                     location / {
                         proxy_pass http://nodes;
+                        proxy_set_header Host $http_host;
                         proxy_next_upstream error timeout;
                         proxy_connect_timeout 1s;
                     }

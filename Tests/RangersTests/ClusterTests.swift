@@ -1,4 +1,8 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LiveView
 import Store
 import StoreTestSupport
 import Testing
@@ -99,6 +103,53 @@ struct ClusterTests {
 
             let replay = try await RangersProcess.run(["replay", throughNginx, "--database", cluster.database.location])
             #expect(replay.stdout.hasPrefix("identical: "), "\(replay.stdout)\(replay.stderr)")
+        }
+    }
+
+    /// The live page's stream through nginx: any node serves it, from the store, as
+    /// it happens (nginx passes it on unbuffered); when the node holding the
+    /// adventure dies, a page reconnecting through nginx goes on after the last
+    /// event it saw, on the other node, missing and repeating nothing.
+    @Test func theLivePagesStreamWorksThroughNginxWhicheverNodeServesIt() async throws {
+        try await withCluster(nodes: 2, leaseSeconds: 3) { cluster in
+            let adventure = try await AdventureChecks.start(through: cluster.api, gameMasterKey: Cluster.gameMasterKey, label: "live",
+                                                            seed: 11, timeLimit: 60)
+            // A member asks one node (through nginx) for the link; the secret is every node's.
+            let link = try await cluster.api.json("POST", "/v1/adventures/\(adventure.id)/live-links", key: adventure.keys[1])
+            let page = try #require(link["path"] as? String)
+            #expect(link["url"] as? String == cluster.api.base + page, "the link names nginx, the host the caller used")
+            let stream = page.replacingOccurrences(of: "?token", with: "/events?token")
+
+            for node in cluster.nodes {
+                let (html, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(node.port)" + page)!)
+                #expect((response as? HTTPURLResponse)?.statusCode == 200 && html.count > 1000, "the page from \(node.id)")
+                let reading = try await EventStreamReader.read("http://127.0.0.1:\(node.port)" + stream, for: 2)
+                #expect(reading.status == 200)
+                #expect(reading.messages.first?.event == "adventure")
+                #expect(!reading.pushes.isEmpty, "\(node.id) streamed no push")
+            }
+
+            let first = try await EventStreamReader.read(cluster.api.base + stream, for: 4)
+            #expect(first.status == 200 && first.contentType.hasPrefix("text/event-stream"))
+            let seconds = Set(first.messages.map { Int($0.arrivedAt) })
+            #expect(seconds.count >= 3, "messages arrived only in seconds \(seconds.sorted()) of 4: nginx held the stream back")
+            let lastID = try #require(first.messages.last { $0.id != nil }?.id)
+
+            let holder = try #require(try await cluster.holders()[adventure.id])
+            let index = try #require(cluster.nodes.firstIndex { $0.id == holder })
+            cluster.nodes[index].process.kill()
+            let resumed = try await EventStreamReader.read(cluster.api.base + stream, for: Double(cluster.leaseSeconds) + 5,
+                                                           lastEventID: lastID)
+            #expect(resumed.status == 200)
+            let before = first.pushes.compactMap { $0.id.flatMap(LiveCursor.init)?.pushLog }
+            let after = resumed.pushes.compactMap { $0.id.flatMap(LiveCursor.init)?.pushLog }
+            #expect(!after.isEmpty, "no push reached the page after the other node took the adventure over")
+            let seen = before + after
+            #expect(seen == seen.sorted() && Set(seen).count == seen.count, "each push once, in the log's order")
+            let store = try await cluster.database.open(asNode: false)
+            let log = try await store.pushLog(of: AdventureID(adventure.id), after: .start, limit: 10_000).entries.map(\.cursor)
+            #expect(seen == log.filter { $0 <= seen.last! }, "the page saw the log, every entry up to the last it got")
+            #expect(Set(try cluster.routed().filter { $0.path.contains("/events") }.map(\.upstream)).count >= 1)
         }
     }
 

@@ -43,6 +43,41 @@ import Vocabulary
         #expect(replay.stdout.contains("identical"))
     }
 
+    /// The demo prints a link to the live page and serves it until the adventure
+    /// has ended: a page opened from it sees every phone's pushes, the ends included.
+    @Test func theDemoPrintsALinkToTheLivePageWhichFollowsTheAdventureToItsEnd() async throws {
+        let folder = try ScratchFiles.newDirectory()
+        let output = folder.appendingPathComponent("demo.out")
+        FileManager.default.createFile(atPath: output.path, contents: nil)
+        let demo = Process()
+        demo.executableURL = RangersProcess.executable
+        demo.arguments = ["demo", "--speed", "10", "--seed", "11", "--db", folder.appendingPathComponent("demo.sqlite").path]
+        demo.currentDirectoryURL = RangersProcess.repositoryRoot
+        demo.standardOutput = try FileHandle(forWritingTo: output)
+        demo.standardError = FileHandle.nullDevice
+        try demo.run()
+        defer { if demo.isRunning { demo.terminate() } }
+
+        var link: String?
+        try await HTTP(base: "").waitFor("the demo to print its link", within: .seconds(60)) {
+            let printed = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+            link = printed.firstMatch(of: /Watch the phones' Lock Screens live \(until the adventure ends\): (\S+)/).map { String($0.1) }
+            return link != nil || !demo.isRunning
+        }
+        let page = try #require(link, "no link in: \((try? String(contentsOf: output, encoding: .utf8)) ?? "")")
+        #expect(page.hasPrefix("http://127.0.0.1:") && page.contains("/live/adventures/") && page.contains("?token="))
+        let stream = page.replacingOccurrences(of: "?token", with: "/events?token")
+        // Until the server stops, which the demo does once the adventure is over.
+        let reading = try await EventStreamReader.read(stream, for: 90)
+        #expect(reading.status == 200)
+        let cards = (reading.messages.first?.data["cards"] as? [[String: Any]])?.compactMap { $0["language"] as? String }
+        #expect(cards == ["vi", "ko", "zh-Hans"], "Mai's, Jun's and Lin's phones")
+        let ends = reading.pushes.filter { ($0.data["payload"] as? String)?.contains(#""event":"end""#) == true }
+        #expect(Set(ends.compactMap { $0.data["card"] as? String }).count == 3, "the page saw each phone's end")
+        while demo.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(demo.terminationStatus == 0)
+    }
+
     @Test func badOptionsAreRefusedBeforeAnythingStarts() async throws {
         let speed = try await RangersProcess.run(["demo", "--speed", "0"])
         #expect(speed.status == 2)

@@ -1,6 +1,11 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import LiveView
 import StoreTestSupport
 import Testing
+import Vocabulary
 
 /// `rangers serve` as a process: it refuses bad settings by name, and otherwise
 /// answers HTTP and stops cleanly on SIGTERM.
@@ -26,6 +31,40 @@ import Testing
                                                 environment: ["RANGERS_GAME_MASTER_KEY": Self.gameMasterKey])
         #expect(mode.status == 2)
         #expect(mode.stderr.contains("must be simulator or apple"))
+        let secret = try await RangersProcess.run(["serve", "--db", database.path, "--port", "0"], environment: [
+            "RANGERS_GAME_MASTER_KEY": Self.gameMasterKey, "RANGERS_LIVE_LINK_SECRET": "a-secret-too-short"])
+        #expect(secret.status == 2)
+        #expect(secret.stderr.contains("liveLinkSecret ($RANGERS_LIVE_LINK_SECRET): must be at least 32 characters"))
+        #expect(!(secret.stderr + secret.stdout).contains("a-secret-too-short"), "the secret is never shown")
+    }
+
+    /// The live-page links' secret from the environment signs the links the
+    /// server hands out; it never appears in what the server prints.
+    @Test func liveLinksAreSignedWithTheConfiguredSecretWhichIsNeverPrinted() async throws {
+        let database = try await StoreEngine.sqlite.database()
+        let port = 20_000 + Int.random(in: 0..<20_000)
+        let api = HTTP(base: "http://127.0.0.1:\(port)")
+        let secret = "serve-test-live-link-secret-\(UUID().uuidString)"
+        let log = try ScratchFiles.newDirectory().appendingPathComponent("serve.log")
+        let server = try await ServeProcess.start(database: database, port: port, gameMasterKey: Self.gameMasterKey, api: api,
+                                                  environment: ["RANGERS_LIVE_LINK_SECRET": secret], log: log)
+        let adventure = try await AdventureChecks.start(through: api, gameMasterKey: Self.gameMasterKey, label: "live", seed: 3,
+                                                        timeLimit: 60)
+        let link = try await api.json("POST", "/v1/adventures/\(adventure.id)/live-links", key: Self.gameMasterKey)
+        let path = try #require(link["path"] as? String)
+        let token = String(try #require(path.split(separator: "=").last))
+        // Anyone with the secret can check the link; nothing else is needed.
+        let grant = try LiveLinkSigner(secret: secret).grant(from: token, for: AdventureID(adventure.id),
+                                                               at: Int(Date().timeIntervalSince1970))
+        #expect(grant.viewer == .gameMaster)
+        let (page, response) = try await URLSession.shared.data(from: URL(string: api.base + path)!)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(String(decoding: page, as: UTF8.self).contains("<title>Live · adventure \(adventure.id)</title>"))
+        #expect(try await server.terminate() == 0)
+        let printed = try String(contentsOf: log, encoding: .utf8)
+        #expect(printed.contains("Listening on"))
+        #expect(!printed.contains(secret), "the secret is never printed")
+        #expect(!printed.contains("Live-page links: signed with a secret made for this process"))
     }
 
     @Test func servesHTTPAndStopsOnSIGTERM() async throws {

@@ -11,11 +11,14 @@ struct ServeProcess {
 
     /// A SQLite database is named with `--db`; a PostgreSQL one with
     /// `RANGERS_DATABASE_URL`, as a studio keeps its password out of the process list.
+    /// `environment` adds to (or replaces in) the tests' own; `log`, if given, gets what the process prints.
     static func start(database: TestDatabase, port: Int, gameMasterKey: String, api: HTTP,
-                      arguments: [String] = []) async throws -> ServeProcess {
+                      arguments: [String] = [], environment extra: [String: String] = [:],
+                      log: URL? = nil) async throws -> ServeProcess {
         let process = Process()
         process.executableURL = RangersProcess.executable
         var environment = ProcessInfo.processInfo.environment.merging(["RANGERS_GAME_MASTER_KEY": gameMasterKey]) { $1 }
+            .merging(extra) { $1 }
         environment["RANGERS_DATABASE_URL"] = nil
         process.arguments = ["serve", "--port", String(port)] + arguments
         switch database.engine {
@@ -24,8 +27,15 @@ struct ServeProcess {
         }
         process.currentDirectoryURL = RangersProcess.repositoryRoot
         process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        if let log {
+            FileManager.default.createFile(atPath: log.path, contents: nil)
+            let handle = try FileHandle(forWritingTo: log)
+            process.standardOutput = handle
+            process.standardError = handle
+        } else {
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+        }
         try process.run()
         try await api.waitFor("rangers serve to answer", within: .seconds(20)) {
             guard process.isRunning else { throw HTTP.Failure(description: "rangers serve exited with \(process.terminationStatus)") }
