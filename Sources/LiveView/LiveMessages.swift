@@ -120,7 +120,8 @@ enum LiveMessage {
         var now: Double
     }
 
-    struct Expired: Encodable {
+    /// Why the stream ends (`expired`) or the timeline stops (`timelineUnavailable`).
+    struct Notice: Encodable {
         var message: String
     }
 

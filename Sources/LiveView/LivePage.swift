@@ -13,7 +13,7 @@ public enum LivePage {
 
     /// `streamURL`: where the page's stream is (with the link's token), relative to the page.
     public static func html(adventure: AdventureID, streamURL: String) -> String {
-        let title = escape("Live · adventure \(adventure.rawValue)")
+        let title = HTMLTimeline.escape("Live · adventure \(adventure.rawValue)")
         return """
             <!DOCTYPE html>
             <html lang="en">
@@ -27,7 +27,7 @@ public enum LivePage {
             <style>\(style)</style>
             </head>
             <body>
-            <main id="live" data-stream="\(escape(streamURL))">
+            <main id="live" data-stream="\(HTMLTimeline.escape(streamURL))">
             <header class="top"><h1 id="title">\(title)</h1><span id="connection" data-state="connecting">connecting…</span></header>
             <p id="summary"></p>
             <p id="message"></p>
@@ -55,9 +55,4 @@ public enum LivePage {
         return "default-src 'none'; script-src \(scripts.map(hash).joined(separator: " ")); style-src \(hash(style)); "
             + "connect-src 'self'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
     }()
-
-    private static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-    }
 }

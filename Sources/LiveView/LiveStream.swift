@@ -68,7 +68,7 @@ public struct LiveStream: Sendable {
         while !isStopping() {
             try Task.checkCancellation()
             guard Int(now().timeIntervalSince1970) < linkExpiresAt else {
-                try await send(try LiveMessage.event("expired", LiveMessage.Expired(
+                try await send(try LiveMessage.event("expired", LiveMessage.Notice(
                     message: LiveLinkRefusal.expired(at: linkExpiresAt).description)).text)
                 return
             }
@@ -103,7 +103,7 @@ public struct LiveStream: Sendable {
                 let samples = follower.advance(to: stored.lastTick, commands: try await store.commands(of: adventure))
                 if follower.tick == stored.lastTick, !follower.matches(stored.state) {
                     timeline.follower = nil
-                    try await send(try LiveMessage.event("timelineUnavailable", LiveMessage.Expired(
+                    try await send(try LiveMessage.event("timelineUnavailable", LiveMessage.Notice(
                         message: "the game played again differs from the stored adventure at tick \(stored.lastTick)")).text)
                 } else {
                     timeline.follower = follower

@@ -154,7 +154,8 @@ public enum HTMLTimeline {
         return data
     }
 
-    private static func escape(_ text: String) -> String {
+    /// Text for HTML content and attribute values.
+    public static func escape(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }

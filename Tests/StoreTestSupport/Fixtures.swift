@@ -83,6 +83,17 @@ public struct Trio: Sendable {
     }
 }
 
+extension StoreEngine {
+    /// A store of this engine with a running adventure of three, their activities registered.
+    public func runningAdventure() async throws -> (any RangersStore, Trio, StoredAdventure, [ActivityID]) {
+        let store = try await open()
+        let trio = try await Trio.make(in: store)
+        let adventure = try await trio.startAdventure()
+        let activities = try await trio.registerActivities(for: adventure.id)
+        return (store, trio, adventure, activities)
+    }
+}
+
 public enum Tokens {
     /// A distinct 32-byte token for each seed.
     public static func make(_ seed: Int) -> PushToken {

@@ -9,11 +9,7 @@ import Vocabulary
 @Suite(.closesStores) struct OutboxTests {
     /// A running adventure of three with their activities registered.
     private func running(_ engine: StoreEngine) async throws -> (any RangersStore, Trio, StoredAdventure, [ActivityID]) {
-        let store = try await engine.open()
-        let trio = try await Trio.make(in: store)
-        let adventure = try await trio.startAdventure()
-        let activities = try await trio.registerActivities(for: adventure.id)
-        return (store, trio, adventure, activities)
+        try await engine.runningAdventure()
     }
 
     private func states(_ store: any RangersStore, _ adventure: AdventureID) async throws -> [String] {

@@ -9,11 +9,7 @@ import Vocabulary
 /// Following an adventure's push log page by page, as the live page does.
 @Suite(.closesStores) struct PushLogReadingTests {
     private func running(_ engine: StoreEngine) async throws -> (any RangersStore, Trio, StoredAdventure, [ActivityID]) {
-        let store = try await engine.open()
-        let trio = try await Trio.make(in: store)
-        let adventure = try await trio.startAdventure()
-        let activities = try await trio.registerActivities(for: adventure.id)
-        return (store, trio, adventure, activities)
+        try await engine.runningAdventure()
     }
 
     /// Plays a tick with one push per activity and answers each: delivered, or as
