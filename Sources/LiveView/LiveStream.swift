@@ -47,8 +47,9 @@ public struct LiveStream: Sendable {
 
     /// Sends the stream's text to `send` until the link expires, `isStopping` says
     /// so (the server stops: within a poll interval), `send` throws (the browser
-    /// went away) or the task is cancelled.
-    public func run(from cursor: LiveCursor, isStopping: () -> Bool = { false },
+    /// went away) or the task is cancelled. Without `follow`, it stops once it has
+    /// sent what there is: what a page would show at this moment, for a tool.
+    public func run(from cursor: LiveCursor, follow: Bool = true, isStopping: () -> Bool = { false },
                     send: (String) async throws -> Void) async throws {
         try await send(ServerSentEvent.retry(milliseconds: settings.reconnectMilliseconds))
         var stored = try await store.adventure(adventure)
@@ -116,6 +117,7 @@ public struct LiveStream: Sendable {
                 nextClock = ContinuousClock.now + settings.clockInterval
                 try await send(try LiveMessage.event("clock", LiveMessage.Clock(now: now().timeIntervalSince1970)).text)
             }
+            guard follow else { return }
             let resting = stored.status != .running && page.waitingForRetry.isEmpty
             try await Task.sleep(for: resting ? settings.restingPollInterval : settings.pollInterval)
         }

@@ -54,7 +54,8 @@ extension RangersAPI {
 
     /// The page's Server-Sent Events, from the cursor the browser says it has
     /// (`Last-Event-ID`, or `lastEventId` in the query when the page reconnects by
-    /// hand), until the link expires, the browser leaves or the server stops.
+    /// hand), until the link expires, the browser leaves or the server stops; with
+    /// `follow=false`, only what there is now.
     func liveEvents(_ request: Request, context: some RequestContext, adventure id: String) async throws -> Response {
         let (grant, _) = try await liveGrant(request, adventure: id)
         let presented = request.headers[Self.lastEventID] ?? request.uri.queryParameters["lastEventId"].map(String.init)
@@ -67,6 +68,12 @@ extension RangersAPI {
         } else {
             cursor = .start
         }
+        let follow: Bool
+        switch request.uri.queryParameters["follow"].map(String.init) {
+        case nil, "true": follow = true
+        case "false": follow = false
+        case let other?: throw APIError.invalid("'follow' must be true or false, not '\(other.prefix(20))'")
+        }
         let stream = LiveStream(store: store, content: content, adventure: grant.adventure, linkExpiresAt: grant.expiresAt,
                                 now: now)
         let logger = context.logger
@@ -78,7 +85,7 @@ extension RangersAPI {
             let stop = StreamStop()
             do {
                 try await withGracefulShutdownHandler {
-                    try await stream.run(from: cursor, isStopping: { stop.isStopped }) { text in
+                    try await stream.run(from: cursor, follow: follow, isStopping: { stop.isStopped }) { text in
                         try await writer.write(ByteBuffer(string: text))
                     }
                 } onGracefulShutdown: {

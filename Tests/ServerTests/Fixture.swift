@@ -20,6 +20,8 @@ struct Fixture: Sendable {
     var adventureID: String
     /// Set by samples that record a walkie-talkie message first.
     var transmissionID = ""
+    /// Set by samples that ask for a live-page link first.
+    var liveLinkToken = ""
 
     var ana: Member { members[0] }
     var bao: Member { members[1] }

@@ -132,4 +132,18 @@ import Vocabulary
             #expect(stream.text.hasSuffix("event: expired\ndata: {\"message\":\"the link expired at 2026-01-01T01:00:00Z; ask for a new one\"}\n\n"))
         }
     }
+
+    @Test func withoutFollowingTheStreamSendsWhatThereIsAndEnds() async throws {
+        try await withServer { api, fixture, _ in
+            let page = try await link(api, fixture.adventureID, key: TestServer.gameMasterKey)
+            let events = page.replacingOccurrences(of: "?token", with: "/events?token")
+            let once = try await api.send(.get, events + "&follow=false")
+            #expect(once.status == 200)
+            #expect(once.text.hasPrefix("retry: 1000\n\nevent: adventure\n"))
+            #expect(once.text.contains("\nevent: clock\n"))
+            #expect(!once.text.contains("event: expired"))
+            let odd = try await api.send(.get, events + "&follow=maybe")
+            #expect(odd.status == 400 && odd.errorCode == "invalidInput")
+        }
+    }
 }

@@ -94,6 +94,14 @@ struct RouteSample: Sendable, CustomStringConvertible {
                     uri: { _ in "/v1/push-to-talk/status" }),
         RouteSample(method: .post, template: "/v1/gm/parties/{partyID}/channel/close", caller: .gameMaster,
                     uri: { "/v1/gm/parties/\($0.partyID)/channel/close" }),
+        RouteSample(method: .post, template: "/v1/adventures/{adventureID}/live-links", caller: .playerOrGameMaster,
+                    uri: { "/v1/adventures/\($0.adventureID)/live-links" }),
+        // The page and its stream take the link's token, not a key.
+        RouteSample(method: .get, template: "/live/adventures/{adventureID}", caller: .anyone,
+                    uri: { "/live/adventures/\($0.adventureID)?token=\($0.liveLinkToken)" }, prepare: askForLiveLink),
+        RouteSample(method: .get, template: "/live/adventures/{adventureID}/events", caller: .anyone,
+                    uri: { "/live/adventures/\($0.adventureID)/events?token=\($0.liveLinkToken)&follow=false" },
+                    prepare: askForLiveLink),
         RouteSample(method: .get, template: "/healthz", caller: .anyone, uri: { _ in "/healthz" }),
         RouteSample(method: .get, template: "/metrics", caller: .anyone, uri: { _ in "/metrics" }),
         RouteSample(method: .get, template: "/openapi.yaml", caller: .anyone, uri: { _ in "/openapi.yaml" }),
@@ -113,6 +121,14 @@ struct RouteSample: Sendable, CustomStringConvertible {
         let said = try await api.send(.post, "/v1/parties/\(fixture.partyID)/channel/transmissions?durationMilliseconds=500",
                                       key: fixture.ana.key, body: "RIFF sample audio", headers: [.contentType: "audio/wav"])
         fixture.transmissionID = try #require(said.json["id"].string, "\(said)")
+        return fixture
+    }
+
+    /// The game master asks for a link to the adventure's live page.
+    static func askForLiveLink(_ api: API, _ fixture: Fixture) async throws -> Fixture {
+        var fixture = fixture
+        let link = try await api.send(.post, "/v1/adventures/\(fixture.adventureID)/live-links", key: TestServer.gameMasterKey)
+        fixture.liveLinkToken = String(try #require(link.json["path"].string?.split(separator: "=").last, "\(link)"))
         return fixture
     }
 
