@@ -15,7 +15,7 @@ import Vocabulary
 
 /// The whole store: what `rangers serve` runs on.
 public protocol RangersStore: PlayerStore, PartyStore, TokenStore, AdventureStore, TickStore, OutboxStore,
-    WalkieTalkieStore, ReplayStore, Sendable
+    WalkieTalkieStore, ReplayStore, FollowerStore, Sendable
 {
     /// The schema versions this store has applied, oldest first (for `/healthz`).
     func appliedMigrations() async throws -> [String]
@@ -64,10 +64,11 @@ public protocol PartyStore: Sendable {
 
 public protocol TokenStore: Sendable {
     /// Registers a Live Activity of one of the player's heroes in a running
-    /// adventure with its update token. The same registration again changes
-    /// nothing; the same activity with another token is a rotation.
+    /// adventure with its update token; with no hero, a follower's activity (the
+    /// player follows the adventure per token). The same registration again
+    /// changes nothing; the same activity with another token is a rotation.
     @discardableResult
-    func registerLiveActivity(activityID: ActivityID, player: PlayerID, adventure: AdventureID, hero: HeroID,
+    func registerLiveActivity(activityID: ActivityID, player: PlayerID, adventure: AdventureID, hero: HeroID?,
                               token: PushToken, frequentUpdates: Bool, locale: String, at now: Date) async throws -> LiveActivity
     /// Makes `newToken` the activity's one valid token and invalidates the old one
     /// in the same transaction: at no moment, whatever rotates at once, does an
@@ -91,9 +92,11 @@ public protocol AdventureStore: Sendable {
     /// Stores a new adventure at tick 0 with its first pushes, in one transaction.
     /// Atomic with its checks, whatever starts at the same moment: one running
     /// adventure per party, every roster member still in the party with that hero.
+    /// With a `followCode`, players outside the party may follow it.
     @discardableResult
     func startAdventure(id: AdventureID, party: PartyID, setup: AdventureSetup, state: AdventureState, startedAt: Int,
-                        contentVersion: String, outbox: [OutboxMessage], at now: Date) async throws -> StoredAdventure
+                        contentVersion: String, followCode: FollowCode?, outbox: [OutboxMessage],
+                        at now: Date) async throws -> StoredAdventure
     func adventure(_ id: AdventureID) async throws -> StoredAdventure
     func runningAdventures() async throws -> [StoredAdventure]
     /// Every adventure the party has had, the newest first.
@@ -226,7 +229,7 @@ extension RangersStore {
     }
 
     @discardableResult
-    public func registerLiveActivity(activityID: ActivityID, player: PlayerID, adventure: AdventureID, hero: HeroID,
+    public func registerLiveActivity(activityID: ActivityID, player: PlayerID, adventure: AdventureID, hero: HeroID?,
                                      token: PushToken, frequentUpdates: Bool, locale: String) async throws -> LiveActivity {
         try await registerLiveActivity(activityID: activityID, player: player, adventure: adventure, hero: hero, token: token,
                                        frequentUpdates: frequentUpdates, locale: locale, at: Date())
@@ -234,9 +237,18 @@ extension RangersStore {
 
     @discardableResult
     public func startAdventure(id: AdventureID = .random(), party: PartyID, setup: AdventureSetup, state: AdventureState,
-                               startedAt: Int, contentVersion: String, outbox: [OutboxMessage]) async throws -> StoredAdventure {
+                               startedAt: Int, contentVersion: String, followCode: FollowCode? = nil,
+                               outbox: [OutboxMessage]) async throws -> StoredAdventure {
         try await startAdventure(id: id, party: party, setup: setup, state: state, startedAt: startedAt,
-                                 contentVersion: contentVersion, outbox: outbox, at: Date())
+                                 contentVersion: contentVersion, followCode: followCode, outbox: outbox, at: Date())
+    }
+
+    /// A private adventure's start, at `now`.
+    @discardableResult
+    public func startAdventure(id: AdventureID, party: PartyID, setup: AdventureSetup, state: AdventureState, startedAt: Int,
+                               contentVersion: String, outbox: [OutboxMessage], at now: Date) async throws -> StoredAdventure {
+        try await startAdventure(id: id, party: party, setup: setup, state: state, startedAt: startedAt,
+                                 contentVersion: contentVersion, followCode: nil, outbox: outbox, at: now)
     }
 
     @discardableResult

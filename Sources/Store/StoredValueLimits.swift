@@ -1,5 +1,6 @@
 import Foundation
 import Game
+import Vocabulary
 
 /// What every engine refuses as malformed, and the API and its document say.
 public enum StoredValueLimits {
@@ -31,6 +32,18 @@ public enum StoredValueLimits {
               locale.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || $0 == "-" || $0 == "_") })
         else { throw .invalid("a locale is a language tag like 'en' or 'zh-Hans', not '\(locale.prefix(40))'") }
         return locale
+    }
+
+    /// A Live Activity without a hero is a follower's: only a player who follows
+    /// the adventure per token (`delivery`; nil when not following) has one.
+    public static func checkFollowerActivity(delivery: FollowerDelivery?, adventure: AdventureID) throws(StoreError) {
+        switch delivery {
+        case .token?: return
+        case .channel?:
+            throw .conflict("you follow adventure \(adventure) on its broadcast channel: your activity listens there and registers no token")
+        case nil:
+            throw .forbidden("an activity without a hero is a follower's; you do not follow adventure \(adventure)")
+        }
     }
 
     /// An id the app made for its activity or device: 1…`longestClientID` bytes.

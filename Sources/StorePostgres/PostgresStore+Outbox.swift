@@ -58,8 +58,9 @@ extension PostgresStore {
                     (Int64, String, String, String, String, Int, Int?, String?, String?, Int, Date, Int?, String, Data).self)
                 .map { outbox, kind, target, token, pushType, priority, status, reason, apnsID, attempts, sentAt, tick, decision, payload in
                     guard let priority = Priority(rawValue: priority) else { throw StoreError.corrupt("priority \(priority) in push log") }
-                    return PushLogEntry(outbox: OutboxID(outbox), adventure: adventure, target: try PushTarget(kind: kind, id: target),
-                                        token: PushToken(stored: token), pushType: try Self.pushType(pushType), priority: priority,
+                    let target = try PushTarget(kind: kind, id: target)
+                    return PushLogEntry(outbox: OutboxID(outbox), adventure: adventure, target: target,
+                                        destination: PushDestination(stored: token, for: target.kind), pushType: try Self.pushType(pushType), priority: priority,
                                         status: status, reason: reason, apnsID: apnsID, attempts: attempts, sentAt: sentAt,
                                         tick: tick, decision: decision, payload: payload)
                 }
@@ -113,6 +114,9 @@ extension PostgresStore {
                 case .token(let token):
                     claimed.append(ClaimedPush(id: entry.id, adventure: entry.adventure, tick: entry.tick, message: entry.message,
                                                token: token, attempts: entry.attempts + 1))
+                case .channel(let channel):
+                    claimed.append(ClaimedPush(id: entry.id, adventure: entry.adventure, tick: entry.tick, message: entry.message,
+                                               destination: .channel(channel), attempts: entry.attempts + 1))
                 }
             }
             if !dropped.isEmpty {
@@ -133,8 +137,8 @@ extension PostgresStore {
         return claimed
     }
 
-    /// The token each push's target has now, read for all of them in at most three
-    /// statements; what a row means is `TokenLookup`'s.
+    /// The token each push's target has now, read for all of them in at most four
+    /// statements (one per kind of target); what a row means is `TokenLookup`'s.
     private func currentTokens(of messages: [OutboxMessage],
                                _ connection: PostgresConnection) async throws -> (OutboxMessage) -> TokenLookup {
         func ids(_ kind: PushTarget.Kind) -> [String] { messages.filter { $0.target.kind == kind }.map(\.target.id) }
@@ -158,8 +162,17 @@ extension PostgresStore {
                 SELECT id, status, CASE WHEN token_invalid_at IS NULL THEN token END FROM channel_member WHERE id = ANY(\(wanted))
                 """, logger: logger).decodeAll((String, String, String?).self) { members[id] = (status, token) }
         }
+        var channels: [String: (String, String?)] = [:]
+        if case let wanted = ids(.followerChannel), !wanted.isEmpty {
+            for (id, state, apnsID) in try await connection.query("""
+                SELECT id, state, apns_channel_id FROM follower_channel WHERE id = ANY(\(wanted))
+                """, logger: logger).decodeAll((String, String, String?).self) { channels[id] = (state, apnsID) }
+        }
         return { message in
             switch message.target {
+            case .followerChannel(let id):
+                let row = channels[id.rawValue]
+                return .followerChannel(state: row?.0, apnsID: row?.1)
             case .liveActivity(let id):
                 let row = activities[id.rawValue]
                 return .liveActivity(status: row?.0, validToken: row?.1)

@@ -103,6 +103,19 @@ extension PostgresStore {
             }
         }
 
+        // Each channel's budget must belong to a channel of the tick's adventure.
+        let channelIDs = batch.flatMap { $0.record.channelLedgers.keys.map(\.rawValue) }
+        if !channelIDs.isEmpty {
+            let owners = Dictionary(uniqueKeysWithValues: try await connection.query("""
+                SELECT id, adventure FROM follower_channel WHERE id = ANY(\(channelIDs))
+                """, logger: logger).decodeAll((String, String).self))
+            for (index, record) in batch where refused[index] == nil {
+                if let stranger = record.channelLedgers.keys.sorted().first(where: { owners[$0.rawValue] != record.adventure.rawValue }) {
+                    refused[index] = .notFound("followers' channel of adventure \(record.adventure)", id: stranger.rawValue)
+                }
+            }
+        }
+
         // The fence (see `recordTicks`).
         let candidates = batch.filter { refused[$0.index] == nil }
         var stored: [String: (party: String, nextTickAt: Int?)] = [:]
@@ -180,6 +193,17 @@ extension PostgresStore {
             try await connection.query("""
                 UPDATE live_activity SET ledger = t.ledger FROM UNNEST(\(ledgers.map(\.0))::text[], \(ledgers.map(\.1))::text[])
                 AS t(id, ledger) WHERE live_activity.id = t.id
+                """, logger: logger)
+        }
+        // Only where followers' channels are open: a batch without any keeps its statements.
+        let channelLedgers = records.flatMap { record in
+            record.channelLedgers.sorted { $0.key < $1.key }.map { ($0.key.rawValue, LedgerJSON.text(of: $0.value)) }
+        }
+        if !channelLedgers.isEmpty {
+            try await connection.query("""
+                UPDATE follower_channel SET ledger = t.ledger
+                FROM UNNEST(\(channelLedgers.map(\.0))::text[], \(channelLedgers.map(\.1))::text[]) AS t(id, ledger)
+                WHERE follower_channel.id = t.id
                 """, logger: logger)
         }
     }
