@@ -10,6 +10,8 @@ struct APIError: Error, HTTPResponseError, CustomStringConvertible {
     var status: HTTPResponse.Status
     var code: String
     var message: String
+    /// Seconds for a `Retry-After` header: when asking again may succeed.
+    var retryAfter: Int?
 
     /// Messages quote ids from the request; an absurd id must not make an absurd answer.
     static let longestMessage = 400
@@ -29,6 +31,14 @@ struct APIError: Error, HTTPResponseError, CustomStringConvertible {
     static func forbidden(_ message: String) -> APIError { APIError(.forbidden, "forbidden", message) }
     static func bodyTooLarge(limit: Int) -> APIError {
         APIError(.contentTooLarge, "bodyTooLarge", "request bodies are at most \(limit) bytes")
+    }
+    /// No broadcast channel can be had for a follower now; the follow is kept.
+    static func channelUnavailable(retryAfter seconds: Int, limitReached: Bool) -> APIError {
+        var error = APIError(.serviceUnavailable, "channelUnavailable", limitReached
+            ? "the app has as many broadcast channels as it may; you follow, and a channel is made when one is free: ask again after \(seconds) s"
+            : "the broadcast channel is not made yet; you follow, and it is made in the background: ask again after \(seconds) s")
+        error.retryAfter = seconds
+        return error
     }
 
     /// Each `StoreError` case already says which kind of answer it is.
@@ -94,6 +104,7 @@ struct APIError: Error, HTTPResponseError, CustomStringConvertible {
         case 409: "conflict"
         case 413: "bodyTooLarge"
         case 400..<500: "badRequest"
+        case 503: "unavailable"
         default: "internal"
         }
     }
@@ -101,6 +112,7 @@ struct APIError: Error, HTTPResponseError, CustomStringConvertible {
     func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         if status == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
         let body = try JSONCoding.encoder.encode(ErrorBody(error: code, message: message))
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }

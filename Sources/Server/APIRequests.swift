@@ -30,7 +30,8 @@ struct RegisterActivityRequest: Decodable {
     var activityID: String
     /// Hex, as the app formats `Data` from `pushTokenUpdates`.
     var pushToken: String
-    var hero: HeroID
+    /// The player's hero in the adventure; absent for a follower's activity.
+    var hero: HeroID?
     /// `ActivityAuthorizationInfo().frequentPushesEnabled` when the activity started.
     var frequentPushesEnabled: Bool
     /// `Locale.current.identifier`; mapped to a catalog language.
@@ -71,6 +72,23 @@ struct StartAdventureRequest: Decodable {
     var timeLimit: Int?
     /// Fixed for a reproducible adventure; drawn at random when absent.
     var seed: UInt64?
+    /// Whether players outside the party may follow it (with the follow code the
+    /// answer carries); private when absent.
+    var followable: Bool?
+}
+
+/// What a follower's app sends to follow an adventure.
+struct FollowRequestBody: Decodable {
+    /// The adventure's follow code, as typed or as a shared link carried it.
+    var followCode: String
+    /// `Locale.current.identifier`; mapped to a catalog language.
+    var locale: String
+    /// True from an app that can listen on a broadcast channel (iOS 18): the answer
+    /// carries the channel for `Activity.request(…, pushType: .channel(id))`.
+    var broadcastChannel: Bool?
+    /// Otherwise the device whose push-to-start token (registered with
+    /// `PUT /v1/devices/{id}/push-to-start-token`) starts the follower's activity.
+    var deviceID: String?
 }
 
 struct UsePotionRequest: Decodable {

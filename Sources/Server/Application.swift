@@ -24,6 +24,10 @@ public struct ServerResources: Sendable {
     public let deliveryHealth: DeliveryHealth
     /// How many adventures this node's ticker holds: the ticker tells, `/healthz` reports.
     public let adventuresHeld = AdventuresHeld()
+    /// The followers' broadcast channels on APNs: give it the APNs client
+    /// (`followerChannels.use(client)`) and the API makes a channel for a first
+    /// follower, the dispatcher broadcasts and the `ChannelKeeper` looks after them.
+    public let followerChannels: FollowerChannels
 
     public init(store: any RangersStore, content: LoadedContent, metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
                 now: @escaping @Sendable () -> Date = Date.init) {
@@ -32,6 +36,7 @@ public struct ServerResources: Sendable {
         self.metrics = metrics
         self.now = now
         deliveryHealth = DeliveryHealth(now: now())
+        followerChannels = FollowerChannels(store: store, now: now, metrics: PrometheusMetricsFactory(registry: metrics))
     }
 
     /// Validates the configuration, loads and checks the content (as `rangers
@@ -108,6 +113,7 @@ struct RangersAPI: Sendable {
     let auth: Authenticator
     let deliveryHealth: DeliveryHealth
     let adventuresHeld: AdventuresHeld
+    let followerChannels: FollowerChannels
 
     init(configuration: ServerConfiguration, resources: ServerResources) {
         self.configuration = configuration
@@ -117,6 +123,7 @@ struct RangersAPI: Sendable {
         now = resources.now
         deliveryHealth = resources.deliveryHealth
         adventuresHeld = resources.adventuresHeld
+        followerChannels = resources.followerChannels
         auth = Authenticator(store: resources.store, gameMasterKey: configuration.gameMasterKey)
     }
 

@@ -36,6 +36,7 @@ extension RangersAPI {
         }
         let stored = try await store.startAdventure(id: id, party: body.partyID, setup: setup, state: state,
                                                     startedAt: startedAt, contentVersion: content.version,
+                                                    followCode: body.followable == true ? .random() : nil,
                                                     outbox: outbox, at: now())
         return try JSONCoding.response(AdventureView(stored, showSeed: true), status: .created)
     }

@@ -67,6 +67,14 @@ extension RangersAPI {
             try await usePotion(request, adventure: try context.parameters.id("adventureID"))
         }
 
+        // Followers
+        router.post("/v1/adventures/{adventureID}/followers") { request, context in
+            try await follow(request, adventure: try context.parameters.id("adventureID"))
+        }
+        router.delete("/v1/adventures/{adventureID}/followers/me") { request, context in
+            try await unfollow(request, adventure: try context.parameters.id("adventureID"))
+        }
+
         // Read
         router.get("/v1/adventures/{adventureID}") { request, context in
             try await adventure(request, id: try context.parameters.id("adventureID"))

@@ -43,10 +43,21 @@ final class RunningAdventures: @unchecked Sendable {
                 let id = activity.recipient.activityID
                 ledgers[id] = activity.ledger ?? entry.ledgers[id] ?? BudgetLedger()
             }
+            for activity in due.followerActivities {
+                let id = activity.recipient.activityID
+                ledgers[id] = activity.ledger ?? entry.ledgers[id] ?? BudgetLedger()
+            }
             entry.ledgers = ledgers
             entries[due.id] = entry
+            // A channel's budget is read with it every pass: channels are few, and one
+            // may open or be made again between two ticks.
             return TickInputs(adventure: entry.adventure, commands: due.commands,
-                              recipients: due.activities.map(\.recipient), ledgers: ledgers)
+                              recipients: due.activities.map(\.recipient), ledgers: ledgers,
+                              followers: Followers(channels: due.followerChannels.map(\.recipient),
+                                                   activities: due.followerActivities.map(\.recipient)),
+                              followerLedgers: Dictionary(uniqueKeysWithValues: due.followerChannels.map {
+                                  ($0.recipient.channel, $0.ledger)
+                              }))
         }
     }
 

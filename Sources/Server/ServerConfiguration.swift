@@ -33,6 +33,7 @@ public struct ServerConfiguration: Sendable {
     /// Larger request bodies are refused with 413 before they are read whole.
     public var maximumRequestBodyBytes: Int
     public var pushToTalk: PushToTalkSettings
+    public var followers: FollowerSettings
 
     /// Shorter game-master keys could be guessed; 32 characters of a random
     /// base64 or hex string are well beyond that.
@@ -51,7 +52,8 @@ public struct ServerConfiguration: Sendable {
         pushPolicy: PushPolicyConfiguration = .standard,
         bundleID: String = SampleApp.bundleID,
         maximumRequestBodyBytes: Int = ServerConfiguration.defaultMaximumRequestBodyBytes,
-        pushToTalk: PushToTalkSettings = PushToTalkSettings()
+        pushToTalk: PushToTalkSettings = PushToTalkSettings(),
+        followers: FollowerSettings = FollowerSettings()
     ) {
         self.gameMasterKey = gameMasterKey
         self.databasePath = databasePath
@@ -65,6 +67,7 @@ public struct ServerConfiguration: Sendable {
         self.bundleID = bundleID
         self.maximumRequestBodyBytes = maximumRequestBodyBytes
         self.pushToTalk = pushToTalk
+        self.followers = followers
     }
 
     /// The store these settings name: PostgreSQL when `databaseURL` is set, else the SQLite file.
@@ -114,6 +117,7 @@ public struct ServerConfiguration: Sendable {
         require((1024...(16 << 20)).contains(maximumRequestBodyBytes), "maximumRequestBodyBytes",
                 "must be 1 KiB…16 MiB, not \(maximumRequestBodyBytes) bytes")
         problems += pushToTalk.problems
+        problems += followers.problems
         return problems
     }
 

@@ -239,7 +239,8 @@ public struct Ticker: Service {
         }
         let pipeline = try running.pipeline(for: stored, content: content, configuration: policy)
         let outcome = try pipeline.tick(stored.state, commands: inputs.commands.map(\.command),
-                                        recipients: inputs.recipients, ledgers: inputs.ledgers)
+                                        recipients: inputs.recipients, ledgers: inputs.ledgers,
+                                        followers: inputs.followers, followerLedgers: inputs.followerLedgers)
         let outbox = try OutboxMessage.forTick(outcome.decisions, bundleID: bundleID)
         var leaveChannelPush: (@Sendable (ChannelMember) -> OutboxMessage?)?
         if !outcome.state.isRunning, leaveChannelPushes {
@@ -249,7 +250,7 @@ public struct Ticker: Service {
         // Only the budgets this tick spent are written back.
         return TickRecord(adventure: id, tick: outcome.state.tick, state: outcome.state, events: outcome.events,
                           appliedCommandIDs: inputs.commands.map(\.id), outbox: outbox, ledgers: outcome.spentLedgers,
-                          leaveChannelPush: leaveChannelPush)
+                          channelLedgers: outcome.spentChannelLedgers, leaveChannelPush: leaveChannelPush)
     }
 
     /// Until the earliest next tick, but never longer than `longestWait`. A tick

@@ -67,7 +67,7 @@ struct ServeCommand: AsyncParsableCommand {
             contentDirectory: content.directory,
             pushPolicy: try PolicyEnvironment.configuration(from: environment),
             bundleID: bundleID ?? environment["RANGERS_BUNDLE_ID"] ?? SampleApp.bundleID,
-            pushToTalk: pushToTalk)
+            pushToTalk: pushToTalk, followers: try FollowerEnvironment.settings(from: environment))
         let resources: ServerResources
         do {
             resources = try await ServerResources.open(configuration)
@@ -95,6 +95,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw UsageError("apns: '\(mode)' must be simulator or apple (RANGERS_APNS)")
         }
 
+        resources.followerChannels.use(client)
         let app = try buildApplication(
             configuration, resources: resources,
             services: backgroundServices(configuration, resources: resources, apns: client),

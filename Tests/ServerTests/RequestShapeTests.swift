@@ -47,7 +47,7 @@ import Testing
                     ("the game master's key with a byte less", String(TestServer.gameMasterKey.dropLast()), [:]),
                 ]
                 switch sample.caller {
-                case .player: wrongKeys.append(("the game master's key", TestServer.gameMasterKey, [:]))
+                case .player, .outsider: wrongKeys.append(("the game master's key", TestServer.gameMasterKey, [:]))
                 case .gameMaster: wrongKeys.append(("a player's key", fixture.ana.key, [:]))
                 case .playerOrGameMaster, .anyone: break
                 }

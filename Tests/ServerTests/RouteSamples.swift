@@ -12,6 +12,8 @@ struct RouteSample: Sendable, CustomStringConvertible {
         case gameMaster
         /// Adventure reads: a member of its party, or the game master.
         case playerOrGameMaster
+        /// A player outside the party (a follower).
+        case outsider
     }
 
     var method: HTTPRequest.Method
@@ -72,6 +74,11 @@ struct RouteSample: Sendable, CustomStringConvertible {
                     uri: { "/v1/gm/adventures/\($0.adventureID)/end" }),
         RouteSample(method: .post, template: "/v1/adventures/{adventureID}/potions", caller: .player,
                     uri: { "/v1/adventures/\($0.adventureID)/potions" }, body: { _ in #"{"hero": "egghead"}"# }),
+        RouteSample(method: .post, template: "/v1/adventures/{adventureID}/followers", caller: .outsider,
+                    uri: { "/v1/adventures/\($0.adventureID)/followers" },
+                    body: { #"{"followCode": "\#($0.followCode)", "locale": "en-GB", "deviceID": "\#($0.outsider.deviceID)"}"# }),
+        RouteSample(method: .delete, template: "/v1/adventures/{adventureID}/followers/me", caller: .outsider,
+                    uri: { "/v1/adventures/\($0.adventureID)/followers/me" }, prepare: follow),
         RouteSample(method: .get, template: "/v1/adventures/{adventureID}", caller: .playerOrGameMaster,
                     uri: { "/v1/adventures/\($0.adventureID)" }),
         RouteSample(method: .get, template: "/v1/adventures/{adventureID}/events", caller: .playerOrGameMaster,
@@ -107,6 +114,14 @@ struct RouteSample: Sendable, CustomStringConvertible {
         return fixture
     }
 
+    /// Olu follows the adventure per token.
+    static func follow(_ api: API, _ fixture: Fixture) async throws -> Fixture {
+        let followed = try await api.send(.post, "/v1/adventures/\(fixture.adventureID)/followers", key: fixture.outsider.key,
+                                          body: #"{"followCode": "\#(fixture.followCode)", "locale": "en", "deviceID": "\#(fixture.outsider.deviceID)"}"#)
+        try #require(followed.status == 201, "\(followed)")
+        return fixture
+    }
+
     /// Ana joins and says something.
     static func talk(_ api: API, _ fixture: Fixture) async throws -> Fixture {
         var fixture = try await joinChannel(api, fixture)
@@ -121,6 +136,7 @@ struct RouteSample: Sendable, CustomStringConvertible {
         switch caller {
         case .anyone: nil
         case .player, .playerOrGameMaster: fixture.ana.key
+        case .outsider: fixture.outsider.key
         case .gameMaster: TestServer.gameMasterKey
         }
     }

@@ -32,7 +32,8 @@ struct TestServer {
 
     /// On PostgreSQL, the store is closed when the test ends if its suite has `.closesStores`.
     init(engine: StoreEngine = .sqlite,
-         maximumRequestBodyBytes: Int = ServerConfiguration.defaultMaximumRequestBodyBytes) async throws {
+         maximumRequestBodyBytes: Int = ServerConfiguration.defaultMaximumRequestBodyBytes,
+         followers: FollowerSettings = FollowerSettings()) async throws {
         Self.removeRootAtExit
         let directory = Self.root.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -41,7 +42,7 @@ struct TestServer {
             gameMasterKey: Self.gameMasterKey, databasePath: directory.appendingPathComponent("rangers.sqlite").path,
             databaseURL: databaseURL,
             port: 0, contentDirectory: Self.contentDirectory, bundleID: Self.bundleID,
-            maximumRequestBodyBytes: maximumRequestBodyBytes)
+            maximumRequestBodyBytes: maximumRequestBodyBytes, followers: followers)
         resources = try await ServerResources.open(configuration, now: { TestServer.startTime })
         OpenedStores.adopt(resources.store)
     }
