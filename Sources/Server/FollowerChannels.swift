@@ -43,7 +43,7 @@ public final class FollowerChannels: @unchecked Sendable {
 
     /// Makes the claimed channel on APNs and records the result. Never throws: a
     /// channel that could not be made is retried later by whichever node claims it.
-    func make(_ creation: ChannelCreation, bundleID: String) async -> ChannelAvailability {
+    public func make(_ creation: ChannelCreation, bundleID: String) async -> ChannelAvailability {
         guard let sender = channelSender else {
             return await notMade(creation, reason: "no broadcast channel sender is configured", retryIn: 60, limitReached: false)
         }

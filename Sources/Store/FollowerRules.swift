@@ -8,6 +8,11 @@ public enum FollowerRules {
     /// Seconds before a follower refused for the app's channel limit is told to
     /// ask again: channels are deleted as adventures end, a few minutes apart.
     public static let channelLimitRetry: TimeInterval = 60
+    /// How long a claim to make a channel holds however alive its maker: far more
+    /// than a make takes (one request to APNs, one write). A maker stuck past it
+    /// (its store write failed, say) has its claim taken over, and its late answer
+    /// is refused like any taken-over claim's.
+    public static let claimTimeout: TimeInterval = 120
 
     /// A follow of `adventure` with the code the player typed, by a player who is
     /// (or is not) in its party.
@@ -61,7 +66,7 @@ public enum FollowerRules {
 
     /// `state` is nil when the adventure has no channel for the language yet;
     /// `claimantIsAlive` says whether the process holding a `creating` claim is
-    /// still running; `inUse` counts every channel of the app that counts against
+    /// still running, and `nextAttemptAt` is when that claim runs out; `inUse` counts every channel of the app that counts against
     /// `limit` (see `FollowerChannelState.countsAgainstLimit`), this one included.
     public static func channelStep(state: FollowerChannelState?, apnsID: BroadcastChannelID?, claimantIsAlive: Bool,
                                    nextAttemptAt: Date?, inUse: Int, limit: Int, now: Date) -> ChannelStep {
@@ -72,7 +77,8 @@ public enum FollowerRules {
             return hasRoom ? .claim : .wait(retryAt: now + channelLimitRetry, limitReached: true)
         case .creating?:
             // A stopped maker's claim counts already: taking it over adds no channel.
-            return claimantIsAlive ? .beingMade : .claim
+            let held = claimantIsAlive && (nextAttemptAt.map { $0 > now } ?? true)
+            return held ? .beingMade : .claim
         case .wanted?, .deleted?, nil:
             if let nextAttemptAt, nextAttemptAt > now, state == .wanted {
                 return .wait(retryAt: nextAttemptAt, limitReached: !hasRoom)

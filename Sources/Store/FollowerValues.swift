@@ -232,7 +232,8 @@ public protocol FollowerStore: Sendable {
     func followerChannels(of adventure: AdventureID) async throws -> [FollowerChannel]
 
     /// Claims up to `limit` channels that followers want and nobody is making (a
-    /// failed attempt whose retry time has come, one whose maker stopped), of
+    /// failed attempt whose retry time has come, one whose maker stopped or whose
+    /// claim ran out, `FollowerRules.claimTimeout`), of
     /// running adventures, as long as fewer than `channelLimit` channels count
     /// against the app's limit: each claim is held by one caller of all nodes.
     func takeChannelCreations(limit: Int, channelLimit: Int, at now: Date) async throws -> [ChannelCreation]

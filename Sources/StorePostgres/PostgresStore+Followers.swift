@@ -133,11 +133,12 @@ extension PostgresStore {
         case .claim:
             guard let current else {
                 let id = try await insertChannel(adventure: adventure, language: language, policy: request.storagePolicy,
-                                                 state: .creating, nextAttemptAt: now, note: nil, at: now, connection)
+                                                 state: .creating, nextAttemptAt: now + FollowerRules.claimTimeout, note: nil,
+                                                 at: now, connection)
                 return .create(ChannelCreation(channel: id, adventure: adventure, language: language,
                                                storagePolicy: request.storagePolicy, attempt: 1))
             }
-            return .create(try await claim(current, adventure: adventure, language: language, connection))
+            return .create(try await claim(current, adventure: adventure, language: language, at: now, connection))
         }
     }
 
@@ -156,8 +157,9 @@ extension PostgresStore {
         return id
     }
 
-    /// Takes the claim to make the channel `row` for this node; the caller holds its row lock.
-    private func claim(_ row: ChannelColumns, adventure: AdventureID, language: String,
+    /// Takes the claim to make the channel `row` for this node, until
+    /// `FollowerRules.claimTimeout` from `now`; the caller holds its row lock.
+    private func claim(_ row: ChannelColumns, adventure: AdventureID, language: String, at now: Date,
                        _ connection: PostgresConnection) async throws -> ChannelCreation {
         let attempt = row.6 + 1
         guard let storagePolicy = MessageStoragePolicy(rawValue: row.5) else {
@@ -165,7 +167,7 @@ extension PostgresStore {
         }
         try await connection.query("""
             UPDATE follower_channel SET state = 'creating', claimed_by = \(node), attempt = \(attempt), apns_channel_id = NULL,
-                deleted_at = NULL
+                deleted_at = NULL, next_attempt_at = \(now + FollowerRules.claimTimeout)
             WHERE id = \(row.0)
             """, logger: logger)
         return ChannelCreation(channel: FollowerChannelID(row.0), adventure: adventure, language: language,
@@ -254,8 +256,9 @@ extension PostgresStore {
                        EXISTS (SELECT 1 FROM follower f WHERE f.adventure = follower_channel.adventure
                                AND f.language = follower_channel.language AND f.delivery = 'channel' AND f.status = 'following')
                 FROM follower_channel JOIN adventure a ON a.id = follower_channel.adventure
-                WHERE follower_channel.state IN ('wanted', 'creating') AND follower_channel.next_attempt_at <= \(now)
-                  AND a.status = 'running'
+                WHERE follower_channel.state IN ('wanted', 'creating') AND a.status = 'running'
+                  AND (follower_channel.next_attempt_at <= \(now)
+                       OR (follower_channel.state = 'creating' AND NOT \(unescaped: Self.claimantIsAlive)))
                 ORDER BY follower_channel.next_attempt_at, follower_channel.id
                 FOR UPDATE OF follower_channel SKIP LOCKED
                 """, logger: logger).decodeAll((String, String, String?, Bool, Date, Int, Int, String, String, Bool).self)
@@ -263,8 +266,8 @@ extension PostgresStore {
             var taken: [ChannelCreation] = []
             for candidate in candidates where taken.count < limit {
                 let state = try Self.channelState(candidate.1)
-                // A claim of a node that still beats is that node's to finish.
-                if state == .creating, candidate.3 { continue }
+                // A claim of a node that still beats is that node's to finish, until it runs out.
+                if state == .creating, candidate.3, candidate.4 > now { continue }
                 guard candidate.9 else {
                     try await connection.query("""
                         UPDATE follower_channel SET state = 'deleted', claimed_by = NULL, deleted_at = \(now),
@@ -276,7 +279,7 @@ extension PostgresStore {
                 guard state == .creating || inUse < channelLimit else { continue }
                 if state != .creating { inUse += 1 }
                 let row = (candidate.0, candidate.1, candidate.2, candidate.3, candidate.4, candidate.5, candidate.6)
-                taken.append(try await claim(row, adventure: AdventureID(candidate.7), language: candidate.8, connection))
+                taken.append(try await claim(row, adventure: AdventureID(candidate.7), language: candidate.8, at: now, connection))
             }
             return taken
         }

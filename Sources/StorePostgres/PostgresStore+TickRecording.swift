@@ -90,31 +90,22 @@ extension PostgresStore {
                 }
             }
         }
-        // Each budget must belong to an activity of the tick's adventure.
-        let activityIDs = batch.flatMap { $0.record.ledgers.keys.map(\.rawValue) }
-        if !activityIDs.isEmpty {
-            let owners = Dictionary(uniqueKeysWithValues: try await connection.query("""
-                SELECT id, adventure FROM live_activity WHERE id = ANY(\(activityIDs))
-                """, logger: logger).decodeAll((String, String).self))
+        // Each budget must belong to an activity (or followers' channel) of the tick's adventure.
+        func refuseStrangers(_ ids: (TickRecord) -> [String], in table: StaticString, what: String) async throws {
+            let wanted = batch.flatMap { ids($0.record) }
+            guard !wanted.isEmpty else { return }
+            var query = PostgresQuery(unsafeSQL: "SELECT id, adventure FROM \(table) WHERE id = ANY($1)")
+            query.binds.append(wanted, context: .default)
+            let owners = Dictionary(uniqueKeysWithValues: try await connection.query(query, logger: logger)
+                .decodeAll((String, String).self))
             for (index, record) in batch where refused[index] == nil {
-                if let stranger = record.ledgers.keys.sorted().first(where: { owners[$0.rawValue] != record.adventure.rawValue }) {
-                    refused[index] = .notFound("activity of adventure \(record.adventure)", id: stranger.rawValue)
+                if let stranger = ids(record).sorted().first(where: { owners[$0] != record.adventure.rawValue }) {
+                    refused[index] = .notFound("\(what) of adventure \(record.adventure)", id: stranger)
                 }
             }
         }
-
-        // Each channel's budget must belong to a channel of the tick's adventure.
-        let channelIDs = batch.flatMap { $0.record.channelLedgers.keys.map(\.rawValue) }
-        if !channelIDs.isEmpty {
-            let owners = Dictionary(uniqueKeysWithValues: try await connection.query("""
-                SELECT id, adventure FROM follower_channel WHERE id = ANY(\(channelIDs))
-                """, logger: logger).decodeAll((String, String).self))
-            for (index, record) in batch where refused[index] == nil {
-                if let stranger = record.channelLedgers.keys.sorted().first(where: { owners[$0.rawValue] != record.adventure.rawValue }) {
-                    refused[index] = .notFound("followers' channel of adventure \(record.adventure)", id: stranger.rawValue)
-                }
-            }
-        }
+        try await refuseStrangers({ $0.ledgers.keys.map(\.rawValue) }, in: "live_activity", what: "activity")
+        try await refuseStrangers({ $0.channelLedgers.keys.map(\.rawValue) }, in: "follower_channel", what: "followers' channel")
 
         // The fence (see `recordTicks`).
         let candidates = batch.filter { refused[$0.index] == nil }

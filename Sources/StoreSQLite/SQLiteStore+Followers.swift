@@ -93,11 +93,12 @@ extension SQLiteStore {
         case .claim:
             guard let row else {
                 let id = try insertChannel(adventure: adventure, language: language, policy: request.storagePolicy,
-                                           state: .creating, claimant: claimant, nextAttemptAt: now, note: nil, at: now, db)
+                                           state: .creating, claimant: claimant,
+                                           nextAttemptAt: now + FollowerRules.claimTimeout, note: nil, at: now, db)
                 return .create(ChannelCreation(channel: id, adventure: adventure, language: language,
                                                storagePolicy: request.storagePolicy, attempt: 1))
             }
-            return .create(try claim(row, by: claimant, adventure: adventure, language: language, db))
+            return .create(try claim(row, by: claimant, adventure: adventure, language: language, at: now, db))
         }
     }
 
@@ -115,9 +116,10 @@ extension SQLiteStore {
         return id
     }
 
-    /// Takes the claim to make the channel `row` (id, state, …, storagePolicy, attempt) for `claimant`.
+    /// Takes the claim to make the channel `row` (id, state, …, storagePolicy, attempt) for `claimant`,
+    /// until `FollowerRules.claimTimeout` from `now`.
     private static func claim(_ row: Row, by claimant: String, adventure: AdventureID, language: String,
-                              _ db: Database) throws -> ChannelCreation {
+                              at now: Date, _ db: Database) throws -> ChannelCreation {
         let id = FollowerChannelID(row[0] as String)
         let attempt = (row[6] as Int) + 1
         let policy: Int = row[5]
@@ -125,9 +127,10 @@ extension SQLiteStore {
             throw StoreError.corrupt("storage policy \(policy) of followers' channel \(id)")
         }
         try db.execute(sql: """
-            UPDATE followerChannel SET state = 'creating', claimedBy = ?, attempt = ?, apnsChannelID = NULL, deletedAt = NULL
+            UPDATE followerChannel SET state = 'creating', claimedBy = ?, attempt = ?, apnsChannelID = NULL, deletedAt = NULL,
+                nextAttemptAt = ?
             WHERE id = ?
-            """, arguments: [claimant, attempt, id.rawValue])
+            """, arguments: [claimant, attempt, now + FollowerRules.claimTimeout, id.rawValue])
         return ChannelCreation(channel: id, adventure: adventure, language: language, storagePolicy: storagePolicy, attempt: attempt)
     }
 
@@ -208,14 +211,17 @@ extension SQLiteStore {
                        c.language, EXISTS (SELECT 1 FROM follower f WHERE f.adventure = c.adventure AND f.language = c.language
                                            AND f.delivery = 'channel' AND f.status = 'following')
                 FROM followerChannel c INDEXED BY followerChannel_unmade JOIN adventure a ON a.id = c.adventure
-                WHERE (c.state = 'wanted' OR c.state = 'creating') AND c.nextAttemptAt <= ? AND a.status = 'running'
+                WHERE (c.state = 'wanted' OR c.state = 'creating') AND a.status = 'running'
+                  AND (c.nextAttemptAt <= ? OR (c.state = 'creating' AND c.claimedBy != ?))
                 ORDER BY c.nextAttemptAt, c.id
-                """, arguments: [now])
+                """, arguments: [now, claimant])
             var inUse = try Self.channelsInUse(db)
             var taken: [ChannelCreation] = []
             for row in candidates where taken.count < limit {
                 let state = try Self.channelState(row[1])
-                if state == .creating, (row[3] as String?) == claimant { continue }
+                // A claim of this store's that has not run out is being made here now.
+                // (The query only returns creating rows whose claim ran out or whose maker stopped.)
+                if state == .creating, (row[3] as String?) == claimant, (row[4] as Date) > now { continue }
                 guard row[9] as Bool else {
                     try db.execute(sql: """
                         UPDATE followerChannel SET state = 'deleted', claimedBy = NULL, deletedAt = ?,
@@ -226,7 +232,8 @@ extension SQLiteStore {
                 }
                 guard state == .creating || inUse < channelLimit else { continue }
                 if state != .creating { inUse += 1 }
-                taken.append(try Self.claim(row, by: claimant, adventure: AdventureID(row[7] as String), language: row[8], db))
+                taken.append(try Self.claim(row, by: claimant, adventure: AdventureID(row[7] as String), language: row[8],
+                                            at: now, db))
             }
             return taken
         }

@@ -63,9 +63,11 @@ struct PostgresFollowerConcurrencyTests {
         #expect(created == 5)
         #expect(waiting == 7)
 
-        // Room for three more; both nodes' keepers claim at once, an hour later.
-        async let first = a.takeChannelCreations(limit: 10, channelLimit: 8, at: Date() + 3600)
-        async let second = b.takeChannelCreations(limit: 10, channelLimit: 8, at: Date() + 3600)
+        // Room for three more; both nodes' keepers claim at once once the waiting ones'
+        // retry time has come (and before the five claims run out).
+        let later = Date() + FollowerRules.channelLimitRetry + 1
+        async let first = a.takeChannelCreations(limit: 10, channelLimit: 8, at: later)
+        async let second = b.takeChannelCreations(limit: 10, channelLimit: 8, at: later)
         let (one, other) = try await (first, second)
         #expect(one.count + other.count == 3)
         #expect(Set(one.map(\.channel)).isDisjoint(with: other.map(\.channel)))

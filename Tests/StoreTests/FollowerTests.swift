@@ -114,6 +114,24 @@ import Vocabulary
         #expect(try await store.followerChannels(of: adventure.id).map(\.apnsID) == ["bmV3"])
     }
 
+    /// A maker that is alive but stuck (its store write failed, say) holds its claim
+    /// only until it runs out; then another follow or the keeper takes it over.
+    @Test(arguments: StoreEngine.available) func aClaimThatRanOutIsTakenOverEvenFromALiveMaker(engine: StoreEngine) async throws {
+        let (store, _, adventure, watchers) = try await followable(engine)
+        let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+        guard case .create(let stuck)? = try await store.follow(.channel(adventure, player: watchers.players[0].id), at: now).channel
+        else { Issue.record("no claim"); return }
+        #expect(try await store.follow(.channel(adventure, player: watchers.players[1].id), at: now + 60).channel == .beingMade)
+        #expect(try await store.takeChannelCreations(limit: 10, channelLimit: 10, at: now + 60).isEmpty)
+        let later = now + FollowerRules.claimTimeout + 1
+        guard case .create(let taken)? = try await store.follow(.channel(adventure, player: watchers.players[1].id), at: later).channel
+        else { Issue.record("the claim that ran out was not taken over"); return }
+        #expect(taken.attempt == 2)
+        await #expect(throws: StoreError.self) { try await store.channelCreated(stuck, as: "c3R1Y2s=", at: later) }
+        try await store.channelCreated(taken, as: "dGFrZW4=", at: later)
+        #expect(try await store.knownChannels() == KnownChannels(apnsIDs: ["dGFrZW4="], creationsInFlight: 0))
+    }
+
     @Test(arguments: StoreEngine.available) func theAppsChannelLimitHoldsAndRoomIsUsedOnceAChannelIsDeleted(engine: StoreEngine) async throws {
         let (store, _, adventure, watchers) = try await followable(engine)
         let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
