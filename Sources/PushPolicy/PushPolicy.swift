@@ -263,17 +263,26 @@ public struct PushPolicy: Sendable {
 
     /// Every catalog key the policy can put in an alert, with its argument count,
     /// and every sound it names: checked against Content/ at start.
-    public static var emittedTexts: [(key: String, arguments: Int)] {
-        AlertKind.allCases.flatMap { kind in
-            [(kind.titleKey, kind.argumentCounts.title), (kind.bodyKey, kind.argumentCounts.body)]
-                + (kind.followerBodyKey.map { [($0, kind.argumentCounts.body)] } ?? [])
-        }
-    }
+    public static var emittedTexts: [(key: String, arguments: Int)] { texts(forFollowers: true) }
 
     public static var emittedSounds: [String] { Array(Set(AlertKind.allCases.map(\.sound))).sorted() }
 
     /// What the content must hold for this policy: passed to `LoadedContent.load`.
     public static var contentRequirements: ContentRequirements {
         ContentRequirements(texts: emittedTexts, sounds: emittedSounds)
+    }
+
+    /// What a saved session's content must hold to be played again: the members'
+    /// alerts only (a session keeps no followers, and one saved before followers
+    /// carries a catalog without their texts).
+    public static var memberContentRequirements: ContentRequirements {
+        ContentRequirements(texts: texts(forFollowers: false), sounds: emittedSounds)
+    }
+
+    private static func texts(forFollowers: Bool) -> [(key: String, arguments: Int)] {
+        AlertKind.allCases.filter { forFollowers || $0 != .following }.flatMap { kind in
+            [(kind.titleKey, kind.argumentCounts.title), (kind.bodyKey, kind.argumentCounts.body)]
+                + (forFollowers ? kind.followerBodyKey.map { [($0, kind.argumentCounts.body)] } ?? [] : [])
+        }
     }
 }
