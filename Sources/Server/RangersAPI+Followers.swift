@@ -35,13 +35,12 @@ extension RangersAPI {
             throw APIError.invalid("an app that cannot listen on a broadcast channel ('broadcastChannel': true, iOS 18) "
                 + "follows through its device's push-to-start token: send 'deviceID'")
         }
-        let before = try await store.followers(of: adventure).contains { $0.player == player.id }
         let settings = configuration.followers
         let following = try await store.follow(FollowRequest(
             adventure: adventure, player: player.id, code: body.followCode, language: language, how: how,
             tokenFollowersPerAdventure: settings.tokenFollowersPerAdventure, channelLimit: settings.channelLimit,
             storagePolicy: settings.channelStoragePolicy), at: now())
-        let status: HTTPResponse.Status = before ? .ok : .created
+        let status: HTTPResponse.Status = following.wasFollowing ? .ok : .created
         guard let availability = following.channel else {
             return try JSONCoding.response(FollowingView(
                 adventureID: adventure, player: player.id, delivery: following.follower.delivery, language: language,

@@ -89,12 +89,16 @@ public struct Following: Sendable {
     /// For a `.token` follower: whether this follow queued a push-to-start (the
     /// first, or again while the follower's activity has not registered yet).
     public var queuedPushToStart: Bool
+    /// The player followed the adventure already: this follow was a repeat.
+    public var wasFollowing: Bool
 
-    public init(follower: Follower, adventure: StoredAdventure, channel: ChannelAvailability? = nil, queuedPushToStart: Bool = false) {
+    public init(follower: Follower, adventure: StoredAdventure, channel: ChannelAvailability? = nil, queuedPushToStart: Bool = false,
+                wasFollowing: Bool = false) {
         self.follower = follower
         self.adventure = adventure
         self.channel = channel
         self.queuedPushToStart = queuedPushToStart
+        self.wasFollowing = wasFollowing
     }
 }
 

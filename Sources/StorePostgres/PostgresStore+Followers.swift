@@ -59,6 +59,10 @@ extension PostgresStore {
                 try FollowerRules.checkTokenFollowerRoom(others: others, limit: request.tokenFollowersPerAdventure)
             }
             let delivery: FollowerDelivery = device == nil ? .channel : .token
+            let wasFollowing = try await connection.query("""
+                SELECT 1 FROM follower WHERE adventure = \(adventure.id.rawValue) AND player = \(request.player.rawValue)
+                AND status = 'following'
+                """, logger: logger).decodeFirst(Int.self) != nil
             guard let follower = try await connection.query("""
                 INSERT INTO follower (adventure, player, delivery, language, device, status, followed_at)
                 VALUES (\(adventure.id.rawValue), \(request.player.rawValue), \(delivery.rawValue), \(language),
@@ -73,7 +77,8 @@ extension PostgresStore {
             switch request.how {
             case .channel:
                 let availability = try await channel(for: adventure.id, language: language, request: request, at: now, connection)
-                return Following(follower: try Self.follower(follower), adventure: adventure, channel: availability)
+                return Following(follower: try Self.follower(follower), adventure: adventure, channel: availability,
+                                 wasFollowing: wasFollowing)
             case .pushToStart(let device, let push):
                 // Until the follower's activity has registered its token, each follow
                 // wakes the device again: the last push-to-start may not have arrived.
@@ -85,7 +90,8 @@ extension PostgresStore {
                     try await enqueue([QueuedMessage(message: try push(adventure, device), adventure: adventure.id,
                                                      tick: adventure.lastTick)], at: now, connection)
                 }
-                return Following(follower: try Self.follower(follower), adventure: adventure, queuedPushToStart: !registered)
+                return Following(follower: try Self.follower(follower), adventure: adventure, queuedPushToStart: !registered,
+                                 wasFollowing: wasFollowing)
             }
         }
     }

@@ -38,6 +38,9 @@ extension SQLiteStore {
                     """, arguments: [adventure.id.rawValue, request.player.rawValue]) ?? 0
                 try FollowerRules.checkTokenFollowerRoom(others: others, limit: request.tokenFollowersPerAdventure)
             }
+            let wasFollowing = try Bool.fetchOne(db, sql: """
+                SELECT 1 FROM follower WHERE adventure = ? AND player = ? AND status = 'following'
+                """, arguments: [adventure.id.rawValue, request.player.rawValue]) ?? false
             try db.execute(sql: """
                 INSERT INTO follower (adventure, player, delivery, language, device, status, followedAt)
                 VALUES (?, ?, ?, ?, ?, 'following', ?)
@@ -51,7 +54,7 @@ extension SQLiteStore {
             case .channel:
                 let availability = try Self.channel(for: adventure.id, language: language, request: request,
                                                     claimant: claimant, at: now, db)
-                return Following(follower: follower, adventure: adventure, channel: availability)
+                return Following(follower: follower, adventure: adventure, channel: availability, wasFollowing: wasFollowing)
             case .pushToStart(let device, let push):
                 // Until the follower's activity has registered its token, each follow
                 // wakes the device again: the last push-to-start may not have arrived.
@@ -62,7 +65,8 @@ extension SQLiteStore {
                     try Self.enqueue(try push(adventure, device), adventure: adventure.id, tick: adventure.lastTick,
                                      at: now.databaseValue, db)
                 }
-                return Following(follower: follower, adventure: adventure, queuedPushToStart: !registered)
+                return Following(follower: follower, adventure: adventure, queuedPushToStart: !registered,
+                                 wasFollowing: wasFollowing)
             }
         }
     }

@@ -75,8 +75,10 @@ import Vocabulary
         #expect(made.state == .open)
         let second = try await store.follow(.channel(adventure, player: watchers.players[1].id, language: "vi"), at: Date())
         #expect(second.channel == .open(creation.channel, "Y2hhbm5lbC12aQ=="))
+        #expect(!first.wasFollowing && !meanwhile.wasFollowing && second.wasFollowing)
         // Following again changes nothing; another language gets a channel of its own.
-        _ = try await store.follow(.channel(adventure, player: watchers.players[1].id, language: "vi"), at: Date())
+        let repeated = try await store.follow(.channel(adventure, player: watchers.players[1].id, language: "vi"), at: Date())
+        #expect(repeated.wasFollowing)
         let korean = try await store.follow(.channel(adventure, player: watchers.players[2].id, language: "ko"), at: Date())
         guard case .create(let other)? = korean.channel else { Issue.record("\(String(describing: korean.channel))"); return }
         #expect(other.channel != creation.channel)
