@@ -13,6 +13,17 @@ enum PostgresSchema {
         Migration(name: "v1", statements: v1),
         Migration(name: "v2-node", statements: v2Node),
         Migration(name: "v3-leases", statements: v3Leases),
+        Migration(name: "v4-tick-phase", statements: v4TickPhase),
+    ]
+
+    /// Each adventure's ticks fall due a fixed number of milliseconds into their
+    /// second (`TickSchedule`), so that adventures do not all fall due at once;
+    /// the due queue is ordered by second, then phase. Adventures from before keep
+    /// phase 0: due at the start of their second, as they were.
+    private static let v4TickPhase = [
+        "ALTER TABLE adventure ADD COLUMN tick_phase INTEGER NOT NULL DEFAULT 0 CHECK (tick_phase >= 0 AND tick_phase < 1000)",
+        "DROP INDEX adventure_due",
+        "CREATE INDEX adventure_due ON adventure(next_tick_at, tick_phase) WHERE status = 'running'",
     ]
 
     /// Several nodes share the adventures: each plays only those it holds a lease

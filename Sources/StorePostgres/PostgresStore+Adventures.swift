@@ -31,10 +31,10 @@ extension PostgresStore {
             }
             try await connection.query("""
                 INSERT INTO adventure (id, party, route_id, content_version, seed, roster, tick_interval, time_limit, started_at,
-                                       status, state, last_tick, next_tick_at)
+                                       tick_phase, status, state, last_tick, next_tick_at)
                 VALUES (\(id.rawValue), \(party.rawValue), \(setup.route.rawValue), \(contentVersion), \(String(setup.seed)),
-                        \(roster), \(setup.tickInterval), \(setup.timeLimit), \(startedAt), 'running',
-                        \(CanonicalJSON.text(of: state)), 0, \(startedAt + setup.tickInterval))
+                        \(roster), \(setup.tickInterval), \(setup.timeLimit), \(startedAt), \(TickSchedule.phase(of: id)),
+                        'running', \(CanonicalJSON.text(of: state)), 0, \(startedAt + setup.tickInterval))
                 """, logger: logger)
             try await enqueue(outbox.map { QueuedMessage(message: $0, adventure: id, tick: 0) }, at: now, connection)
             return try await requireAdventure(id, lock: "", connection)
@@ -46,7 +46,7 @@ extension PostgresStore {
     }
 
     public func runningAdventures() async throws -> [StoredAdventure] {
-        try await adventures(where: "status = 'running' ORDER BY next_tick_at, id", binding: nil)
+        try await adventures(where: "status = 'running' ORDER BY next_tick_at, tick_phase, id", binding: nil)
     }
 
     public func adventures(of party: PartyID) async throws -> [StoredAdventure] {
@@ -122,7 +122,7 @@ extension PostgresStore {
     }
 
     private static let adventureColumns = """
-        id, party, route_id, content_version, seed, roster, tick_interval, time_limit, started_at, state, last_tick,
+        id, party, route_id, content_version, seed, roster, tick_interval, time_limit, started_at, tick_phase, state, last_tick,
         next_tick_at, ended_at
         """
 
@@ -149,17 +149,18 @@ extension PostgresStore {
         return try await client.query(query, logger: logger).decodeAll(AdventureColumns.self).map(Self.adventure)
     }
 
-    typealias AdventureColumns = (String, String, String, String, String, String, Int, Int, Int, String, Int, Int?, Int?)
+    typealias AdventureColumns = (String, String, String, String, String, String, Int, Int, Int, Int, String, Int, Int?, Int?)
 
     private static func adventure(_ row: AdventureColumns) throws -> StoredAdventure {
-        let (id, party, route, contentVersion, seedText, roster, tickInterval, timeLimit, startedAt, stateText, lastTick,
-             nextTickAt, endedAt) = row
+        let (id, party, route, contentVersion, seedText, roster, tickInterval, timeLimit, startedAt, tickPhase, stateText,
+             lastTick, nextTickAt, endedAt) = row
         guard let seed = UInt64(seedText) else { throw StoreError.corrupt("seed '\(seedText)' of adventure \(id)") }
         let decoder = JSONDecoder()
         let setup = AdventureSetup(route: RouteID(route), party: try decoder.decode([PartyMember].self, from: Data(roster.utf8)),
                                    tickInterval: tickInterval, timeLimit: timeLimit, seed: seed)
         return StoredAdventure(id: AdventureID(id), party: PartyID(party), setup: setup, contentVersion: contentVersion,
-                               startedAt: startedAt, state: try decoder.decode(AdventureState.self, from: Data(stateText.utf8)),
+                               startedAt: startedAt, tickPhase: tickPhase,
+                               state: try decoder.decode(AdventureState.self, from: Data(stateText.utf8)),
                                lastTick: lastTick, nextTickAt: nextTickAt, endedAt: endedAt)
     }
 

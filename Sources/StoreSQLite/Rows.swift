@@ -107,6 +107,7 @@ struct AdventureRow: Codable, FetchableRecord, PersistableRecord {
     var tickInterval: Int
     var timeLimit: Int
     var startedAt: Int
+    var tickPhase: Int
     var status: AdventureStatus
     var state: AdventureState
     var lastTick: Int
@@ -118,7 +119,7 @@ struct AdventureRow: Codable, FetchableRecord, PersistableRecord {
         let setup = AdventureSetup(route: RouteID(routeID), party: roster, tickInterval: tickInterval,
                                    timeLimit: timeLimit, seed: seed)
         return StoredAdventure(id: AdventureID(id), party: PartyID(party), setup: setup, contentVersion: contentVersion,
-                               startedAt: startedAt, state: state, lastTick: lastTick, nextTickAt: nextTickAt,
+                               startedAt: startedAt, tickPhase: tickPhase, state: state, lastTick: lastTick, nextTickAt: nextTickAt,
                                endedAt: endedAt)
     }
 }

@@ -29,7 +29,7 @@ extension SQLiteStore {
             let row = AdventureRow(
                 id: id.rawValue, party: party.rawValue, routeID: setup.route.rawValue, contentVersion: contentVersion,
                 seed: String(setup.seed), roster: setup.party, tickInterval: setup.tickInterval, timeLimit: setup.timeLimit,
-                startedAt: startedAt, status: .running, state: state, lastTick: 0,
+                startedAt: startedAt, tickPhase: TickSchedule.phase(of: id), status: .running, state: state, lastTick: 0,
                 nextTickAt: startedAt + setup.tickInterval, endedAt: nil)
             try row.insert(db)
             for message in outbox {
@@ -45,7 +45,7 @@ extension SQLiteStore {
 
     public func runningAdventures() async throws -> [StoredAdventure] {
         try await read { db in
-            try AdventureRow.fetchAll(db, sql: "SELECT * FROM adventure WHERE status = 'running' ORDER BY nextTickAt, id")
+            try AdventureRow.fetchAll(db, sql: "SELECT * FROM adventure WHERE status = 'running' ORDER BY nextTickAt, tickPhase, id")
                 .map { try $0.value() }
         }
     }

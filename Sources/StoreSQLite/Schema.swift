@@ -14,6 +14,7 @@ enum Schema {
         migrator.registerMigration("v4-supersedable", migrate: v4Supersedable)
         migrator.registerMigration("v5-claimant", migrate: v5Claimant)
         migrator.registerMigration("v6-checks-as-comparisons", migrate: v6ChecksAsComparisons)
+        migrator.registerMigration("v7-tick-phase", migrate: v7TickPhase)
         return migrator
     }
 
@@ -282,6 +283,18 @@ enum Schema {
         let version = try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0
         try db.execute(sql: "PRAGMA schema_version = \(version + 1)")
         try db.execute(sql: "PRAGMA writable_schema = OFF")
+    }
+
+    /// Each adventure's ticks fall due a fixed number of milliseconds into their
+    /// second (`TickSchedule`), so that adventures do not all fall due at once;
+    /// the due queue is ordered by second, then phase. Adventures from before keep
+    /// phase 0: due at the start of their second, as they were.
+    private static func v7TickPhase(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE adventure ADD COLUMN tickPhase INTEGER NOT NULL DEFAULT 0 CHECK (tickPhase >= 0 AND tickPhase < 1000);
+            DROP INDEX adventure_due;
+            CREATE INDEX adventure_due ON adventure(nextTickAt, tickPhase) WHERE status = 'running';
+            """)
     }
 
     /// `column IN ('a', 'b')` → `(column = 'a' OR column = 'b')`, for lists of
