@@ -7,11 +7,14 @@ public struct InviteCode: Hashable, Codable, Sendable, CustomStringConvertible {
     public let rawValue: String
 
     /// Accepts what a person types: any case, with spaces or dashes between groups.
-    /// Nil when it cannot be a code at all.
+    /// Nil when it cannot be a code at all. Only ASCII letters are folded, so a
+    /// code is exactly what the API document's pattern describes ("ß" does not
+    /// become "SS").
     public init?(typed: String) {
-        let cleaned = typed.uppercased().filter { $0 != " " && $0 != "-" }
+        let cleaned = typed.filter { $0 != " " && $0 != "-" }
+            .map { $0.isASCII ? Character($0.uppercased()) : $0 }
         guard cleaned.count == Self.length, cleaned.allSatisfy(Self.alphabet.contains) else { return nil }
-        rawValue = cleaned
+        rawValue = String(cleaned)
     }
 
     public static func random() -> InviteCode {
