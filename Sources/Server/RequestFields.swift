@@ -70,11 +70,14 @@ struct ContentVocabulary: Sendable {
     }
 
     static func from(_ userInfo: [CodingUserInfoKey: Any]) throws -> ContentVocabulary {
-        guard let vocabulary = userInfo[userInfoKey] as? ContentVocabulary else {
-            // A decoder made without it is the server's mistake, not the client's: a 500, logged.
-            throw APIError(.internalServerError, "internal", "the server failed to answer; this is logged")
-        }
+        guard let vocabulary = userInfo[userInfoKey] as? ContentVocabulary else { throw Missing() }
         return vocabulary
+    }
+
+    /// A decoder made without it: the server's mistake, not the client's, so the
+    /// error middleware logs it and answers 500.
+    struct Missing: Error, CustomStringConvertible {
+        var description: String { "a request decoder was made without the content's vocabulary" }
     }
 }
 
