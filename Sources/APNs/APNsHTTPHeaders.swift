@@ -29,8 +29,7 @@ public struct APNsHTTPHeaders: Sendable, Equatable, ExpressibleByDictionaryLiter
                 var found: String?
                 var start = 0
                 while start < all.count {
-                    var end = start
-                    while end < all.count, all[end] != UInt8(ascii: "\n") { end += 1 }
+                    let end = Self.lineEnd(in: all, from: start)
                     // Most lines are another field: told apart by where their colon is.
                     let colon = start + wanted.count
                     if colon < end, all[colon] == UInt8(ascii: ":"),
@@ -78,6 +77,14 @@ public struct APNsHTTPHeaders: Sendable, Equatable, ExpressibleByDictionaryLiter
                 start = next
             }
         }
+    }
+
+    /// Where the line starting at `start` ends: its LF, or the end of the block.
+    static func lineEnd(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        guard let base = bytes.baseAddress, start < bytes.count,
+              let newline = memchr(base + start, Int32(UInt8(ascii: "\n")), bytes.count - start)
+        else { return bytes.count }
+        return base.distance(to: newline.assumingMemoryBound(to: UInt8.self))
     }
 
     private static func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0D || byte == 0x0A }
