@@ -34,13 +34,20 @@ public struct Ticker: Service {
         /// Seconds before an adventure whose tick failed is tried again, so that a
         /// batch of unplayable adventures cannot hold back the others.
         public var failureRetryDelay: Int
+        /// After a pass that found less than a batch, how long from its start until
+        /// the next: ticks fall due spread over each second (`TickSchedule`), and
+        /// without a pause each would be a commit of its own, each waiting for the
+        /// disk. A tick may wait this long before it is read.
+        public var gatherInterval: Duration
 
         public init(batchSize: Int = 500, longestWait: Duration = .milliseconds(500),
-                    concurrency: Int = ProcessInfo.processInfo.activeProcessorCount, failureRetryDelay: Int = 60) {
+                    concurrency: Int = ProcessInfo.processInfo.activeProcessorCount, failureRetryDelay: Int = 60,
+                    gatherInterval: Duration = .milliseconds(100)) {
             self.batchSize = max(1, batchSize)
             self.longestWait = longestWait
             self.concurrency = max(1, concurrency)
             self.failureRetryDelay = max(1, failureRetryDelay)
+            self.gatherInterval = max(.zero, gatherInterval)
         }
     }
 
@@ -82,13 +89,18 @@ public struct Ticker: Service {
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
             let readAt: Date
             do {
+                let passStarted = ContinuousClock.now
                 try await renewLeases()
                 let storing = computed
                 async let stored = commit(storing)
                 let next = try await computeBatch(skipping: Set(storing?.records.map(\.adventure) ?? []))
                 _ = try await stored
                 computed = next
-                if !next.records.isEmpty { continue }
+                if next.records.count >= settings.batchSize { continue }
+                if !next.records.isEmpty {
+                    try await cancelWhenGracefulShutdown { try await Task.sleep(until: passStarted + settings.gatherInterval) }
+                    continue
+                }
                 readAt = next.at
             } catch is CancellationError {
                 break
