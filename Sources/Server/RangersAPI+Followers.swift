@@ -14,17 +14,17 @@ extension RangersAPI {
     /// From an older app the follower's device gets a push-to-start, and its
     /// activity then registers its token as a member's does. 201 the first time,
     /// 200 when the player already followed.
-    func follow(_ request: Request, adventure id: String) async throws -> Response {
+    func follow(_ request: Request, adventure id: PathParameter<AdventureID>) async throws -> Response {
         let player = try await auth.player(request)
+        let adventure = try id.checked()
         let body = try await body(FollowRequestBody.self, request)
-        let language = try catalogLanguage(body.locale)
-        let adventure = AdventureID(id)
+        let language = body.locale
         let how: FollowRequest.How
-        if body.broadcastChannel == true {
+        if body.broadcastChannel {
             how = .channel
         } else if let device = body.deviceID {
             let (bundleID, content, policy) = (configuration.bundleID, content, configuration.pushPolicy)
-            how = .pushToStart(device: DeviceID(device)) { adventure, device in
+            how = .pushToStart(device: device) { adventure, device in
                 let pipeline = try TickPipeline(adventureID: adventure.id, setup: adventure.setup, startedAt: adventure.startedAt,
                                                 content: content.game, strings: content.strings, configuration: policy)
                 let decision = try pipeline.policy.pushForFollowerStart(
@@ -32,12 +32,12 @@ extension RangersAPI {
                 return OutboxMessage(decision, target: .pushToStart(device), bundleID: bundleID)
             }
         } else {
-            throw APIError.invalid("an app that cannot listen on a broadcast channel ('broadcastChannel': true, iOS 18) "
-                + "follows through its device's push-to-start token: send 'deviceID'")
+            throw APIError.invalidField("deviceID", "is missing: an app that cannot listen on a broadcast channel "
+                + "('broadcastChannel': true, iOS 18) follows through its device's push-to-start token")
         }
         let settings = configuration.followers
         let following = try await store.follow(FollowRequest(
-            adventure: adventure, player: player.id, code: body.followCode, language: language, how: how,
+            adventure: adventure, player: player.id, code: body.followCode.rawValue, language: language, how: how,
             tokenFollowersPerAdventure: settings.tokenFollowersPerAdventure, channelLimit: settings.channelLimit,
             storagePolicy: settings.channelStoragePolicy), at: now())
         let status: HTTPResponse.Status = following.wasFollowing ? .ok : .created
@@ -86,9 +86,9 @@ extension RangersAPI {
     }
 
     /// The follower leaves: their own activity gets nothing more. 204.
-    func unfollow(_ request: Request, adventure id: String) async throws -> Response {
+    func unfollow(_ request: Request, adventure id: PathParameter<AdventureID>) async throws -> Response {
         let player = try await auth.player(request)
-        try await store.unfollow(AdventureID(id), player: player.id, at: now())
+        try await store.unfollow(try id.checked(), player: player.id, at: now())
         return Response(status: .noContent)
     }
 }

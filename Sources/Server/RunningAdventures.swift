@@ -77,11 +77,9 @@ final class RunningAdventures: @unchecked Sendable {
         }
     }
 
-    /// When the adventure's tick `tick` was due by game time, if it is held.
-    func gameTime(of id: AdventureID, tick: Int) -> Date? {
-        lock.withLock {
-            entries[id].map { Date(timeIntervalSince1970: TimeInterval($0.adventure.startedAt + tick * $0.adventure.setup.tickInterval)) }
-        }
+    /// When the adventure's tick `tick` fell due (its game time and phase), if it is held.
+    func dueInstant(of id: AdventureID, tick: Int) -> Date? {
+        lock.withLock { entries[id]?.adventure.dueInstant(ofTick: tick) }
     }
 
     func pipeline(for adventure: StoredAdventure, content: LoadedContent,

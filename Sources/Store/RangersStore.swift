@@ -114,13 +114,14 @@ public protocol AdventureStore: Sendable {
 }
 
 public protocol TickStore: Sendable {
-    /// Running adventures whose next tick is due by `second`, most overdue first,
+    /// Running adventures whose next tick is due by `now` (its second and phase,
+    /// `TickSchedule`), most overdue first,
     /// from one snapshot, leaving out `skipping`. Where several nodes share the
     /// store, only those this node holds a lease on: it first takes due adventures
     /// that no live node holds, each taken by one node whatever takes at once, up
     /// to its fair share (running adventures ÷ live nodes, plus a margin). `isKnown(id, lastTick)` and
     /// `hasLedger(id, activity)` say what the caller holds already; that is not read.
-    func dueAdventures(at second: Int, limit: Int, skipping: Set<AdventureID>,
+    func dueAdventures(at now: Date, limit: Int, skipping: Set<AdventureID>,
                        isKnown: @escaping @Sendable (AdventureID, Int) -> Bool,
                        hasLedger: @escaping @Sendable (AdventureID, ActivityID) -> Bool) async throws -> [DueAdventure]
     /// Stores many adventures' ticks, each all or nothing: its state, events, the
@@ -142,8 +143,8 @@ public protocol TickStore: Sendable {
     func releaseLeases() async throws
     /// Puts off an adventure's next tick (it cannot be played now) to `second`.
     func postponeTicks(of adventure: AdventureID, until second: Int) async throws
-    /// When the earliest running adventure's next tick is due (unix seconds).
-    func nextTickDue() async throws -> Int?
+    /// When the earliest running adventure's next tick is due, to the millisecond.
+    func nextTickDue() async throws -> Date?
     /// One adventure's inputs to its next tick, whatever its status, from one
     /// snapshot: the adventure, its queued commands, its reachable activities
     /// with their budgets. For inspection (tools, tests); the ticker reads
@@ -286,10 +287,11 @@ extension RangersStore {
         try await registerPushToStartToken(deviceID: deviceID, player: player, token: token, locale: locale, at: Date())
     }
 
-    /// Every due adventure read in full, as a reader that holds none of them.
-    public func dueAdventures(at second: Int, limit: Int = 1000, skipping: Set<AdventureID> = []) async throws -> [DueAdventure] {
-        try await dueAdventures(at: second, limit: limit, skipping: skipping, isKnown: { _, _ in false },
-                                hasLedger: { _, _ in false })
+    /// Every adventure due by the end of `second` (whatever its phase), read in
+    /// full, as a reader that holds none of them.
+    public func dueAdventures(by second: Int, limit: Int = 1000, skipping: Set<AdventureID> = []) async throws -> [DueAdventure] {
+        try await dueAdventures(at: TickSchedule.dueInstant(second: second, phase: 999), limit: limit, skipping: skipping,
+                                isKnown: { _, _ in false }, hasLedger: { _, _ in false })
     }
 
     @discardableResult

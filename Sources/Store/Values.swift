@@ -112,8 +112,10 @@ public struct StoredAdventure: Hashable, Sendable {
     /// Identifies the content the adventure runs with (a digest of it), so a replay
     /// can tell a changed catalog from a diverging game.
     public var contentVersion: String
-    /// Unix seconds; tick `n` is due at `startedAt + n × tickInterval`.
+    /// Unix seconds; tick `n` is the game time `startedAt + n × tickInterval`.
     public var startedAt: Int
+    /// Milliseconds into its second at which each tick falls due (`TickSchedule`).
+    public var tickPhase: Int
     public var state: AdventureState
     public var lastTick: Int
     /// Nil once the adventure is over.
@@ -124,17 +126,25 @@ public struct StoredAdventure: Hashable, Sendable {
 
     public var status: AdventureStatus { state.status }
 
-    public init(id: AdventureID, party: PartyID, setup: AdventureSetup, contentVersion: String, startedAt: Int, state: AdventureState, lastTick: Int, nextTickAt: Int? = nil, endedAt: Int? = nil, followCode: FollowCode? = nil) {
+    public init(id: AdventureID, party: PartyID, setup: AdventureSetup, contentVersion: String, startedAt: Int,
+                tickPhase: Int = 0, state: AdventureState, lastTick: Int, nextTickAt: Int? = nil, endedAt: Int? = nil,
+                followCode: FollowCode? = nil) {
         self.id = id
         self.party = party
         self.setup = setup
         self.contentVersion = contentVersion
         self.startedAt = startedAt
+        self.tickPhase = tickPhase
         self.state = state
         self.lastTick = lastTick
         self.nextTickAt = nextTickAt
         self.endedAt = endedAt
         self.followCode = followCode
+    }
+
+    /// When tick `tick` falls due: its game time plus the adventure's phase.
+    public func dueInstant(ofTick tick: Int) -> Date {
+        TickSchedule.dueInstant(second: startedAt + tick * setup.tickInterval, phase: tickPhase)
     }
 }
 

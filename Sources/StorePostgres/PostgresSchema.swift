@@ -13,13 +13,24 @@ enum PostgresSchema {
         Migration(name: "v1", statements: v1),
         Migration(name: "v2-node", statements: v2Node),
         Migration(name: "v3-leases", statements: v3Leases),
-        Migration(name: "v4-followers", statements: v4Followers),
+        Migration(name: "v4-tick-phase", statements: v4TickPhase),
+        Migration(name: "v5-followers", statements: v5Followers),
+    ]
+
+    /// Each adventure's ticks fall due a fixed number of milliseconds into their
+    /// second (`TickSchedule`), so that adventures do not all fall due at once;
+    /// the due queue is ordered by second, then phase. Adventures from before keep
+    /// phase 0: due at the start of their second, as they were.
+    private static let v4TickPhase = [
+        "ALTER TABLE adventure ADD COLUMN tick_phase INTEGER NOT NULL DEFAULT 0 CHECK (tick_phase >= 0 AND tick_phase < 1000)",
+        "DROP INDEX adventure_due",
+        "CREATE INDEX adventure_due ON adventure(next_tick_at, tick_phase) WHERE status = 'running'",
     ]
 
     /// Followers of an adventure and its broadcast channels (one per language),
     /// the follow code of a followable adventure, a follower's own Live Activity
     /// (no hero) and broadcasts in the outbox.
-    private static let v4Followers = [
+    private static let v5Followers = [
         // The outbox's target kind takes one more value. NOT VALID: the new check is
         // weaker than the one it replaces, which every stored row satisfied, so the
         // table (the outbox's history) is not scanned; new rows are checked.

@@ -32,10 +32,10 @@ extension PostgresStore {
             }
             try await connection.query("""
                 INSERT INTO adventure (id, party, route_id, content_version, seed, roster, tick_interval, time_limit, started_at,
-                                       status, state, last_tick, next_tick_at, follow_code)
+                                       tick_phase, status, state, last_tick, next_tick_at, follow_code)
                 VALUES (\(id.rawValue), \(party.rawValue), \(setup.route.rawValue), \(contentVersion), \(String(setup.seed)),
-                        \(roster), \(setup.tickInterval), \(setup.timeLimit), \(startedAt), 'running',
-                        \(CanonicalJSON.text(of: state)), 0, \(startedAt + setup.tickInterval), \(followCode?.rawValue))
+                        \(roster), \(setup.tickInterval), \(setup.timeLimit), \(startedAt), \(TickSchedule.phase(of: id)),
+                        'running', \(CanonicalJSON.text(of: state)), 0, \(startedAt + setup.tickInterval), \(followCode?.rawValue))
                 """, logger: logger)
             try await enqueue(outbox.map { QueuedMessage(message: $0, adventure: id, tick: 0) }, at: now, connection)
             return try await requireAdventure(id, lock: "", connection)
@@ -47,7 +47,7 @@ extension PostgresStore {
     }
 
     public func runningAdventures() async throws -> [StoredAdventure] {
-        try await adventures(where: "status = 'running' ORDER BY next_tick_at, id", binding: nil)
+        try await adventures(where: "status = 'running' ORDER BY next_tick_at, tick_phase, id", binding: nil)
     }
 
     public func adventures(of party: PartyID) async throws -> [StoredAdventure] {
@@ -123,7 +123,7 @@ extension PostgresStore {
     }
 
     private static let adventureColumns = """
-        id, party, route_id, content_version, seed, roster, tick_interval, time_limit, started_at, state, last_tick,
+        id, party, route_id, content_version, seed, roster, tick_interval, time_limit, started_at, tick_phase, state, last_tick,
         next_tick_at, ended_at, follow_code
         """
 
@@ -150,11 +150,11 @@ extension PostgresStore {
         return try await client.query(query, logger: logger).decodeAll(AdventureColumns.self).map(Self.adventure)
     }
 
-    typealias AdventureColumns = (String, String, String, String, String, String, Int, Int, Int, String, Int, Int?, Int?, String?)
+    typealias AdventureColumns = (String, String, String, String, String, String, Int, Int, Int, Int, String, Int, Int?, Int?, String?)
 
     private static func adventure(_ row: AdventureColumns) throws -> StoredAdventure {
-        let (id, party, route, contentVersion, seedText, roster, tickInterval, timeLimit, startedAt, stateText, lastTick,
-             nextTickAt, endedAt, followCodeText) = row
+        let (id, party, route, contentVersion, seedText, roster, tickInterval, timeLimit, startedAt, tickPhase, stateText,
+             lastTick, nextTickAt, endedAt, followCodeText) = row
         guard let seed = UInt64(seedText) else { throw StoreError.corrupt("seed '\(seedText)' of adventure \(id)") }
         let decoder = JSONDecoder()
         let setup = AdventureSetup(route: RouteID(route), party: try decoder.decode([PartyMember].self, from: Data(roster.utf8)),
@@ -164,7 +164,8 @@ extension PostgresStore {
             return code
         }
         return StoredAdventure(id: AdventureID(id), party: PartyID(party), setup: setup, contentVersion: contentVersion,
-                               startedAt: startedAt, state: try decoder.decode(AdventureState.self, from: Data(stateText.utf8)),
+                               startedAt: startedAt, tickPhase: tickPhase,
+                               state: try decoder.decode(AdventureState.self, from: Data(stateText.utf8)),
                                lastTick: lastTick, nextTickAt: nextTickAt, endedAt: endedAt, followCode: followCode)
     }
 }

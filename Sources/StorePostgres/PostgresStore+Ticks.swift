@@ -6,15 +6,17 @@ import Store
 import Vocabulary
 
 extension PostgresStore {
-    public func dueAdventures(at second: Int, limit: Int, skipping: Set<AdventureID>,
+    public func dueAdventures(at now: Date, limit: Int, skipping: Set<AdventureID>,
                               isKnown: @escaping @Sendable (AdventureID, Int) -> Bool,
                               hasLedger: @escaping @Sendable (AdventureID, ActivityID) -> Bool) async throws -> [DueAdventure] {
+        let (second, phase) = TickSchedule.secondAndPhase(of: now)
         try await takeLeases(dueBy: second)
         return try await snapshot { connection in
             let due = try await connection.query("""
                 SELECT id, last_tick, has_follower_channels FROM adventure
-                WHERE status = 'running' AND next_tick_at <= \(second) AND lease_holder = \(node)
-                ORDER BY next_tick_at, id LIMIT \(max(0, limit) + skipping.count)
+                WHERE status = 'running' AND next_tick_at <= \(second) AND (next_tick_at < \(second) OR tick_phase <= \(phase))
+                AND lease_holder = \(node)
+                ORDER BY next_tick_at, tick_phase, id LIMIT \(max(0, limit) + skipping.count)
                 """, logger: logger).decodeAll((String, Int, Bool).self)
                 .filter { !skipping.contains(AdventureID($0.0)) }.prefix(max(0, limit))
             guard !due.isEmpty else { return [] }
@@ -57,9 +59,10 @@ extension PostgresStore {
             """, logger: logger)
     }
 
-    public func nextTickDue() async throws -> Int? {
-        try await client.query("SELECT MIN(next_tick_at) FROM adventure WHERE status = 'running'", logger: logger)
-            .decodeFirst(Int?.self) ?? nil
+    public func nextTickDue() async throws -> Date? {
+        try await client.query("""
+            SELECT next_tick_at, tick_phase FROM adventure WHERE status = 'running' ORDER BY next_tick_at, tick_phase LIMIT 1
+            """, logger: logger).decodeFirst((Int, Int).self).map { TickSchedule.dueInstant(second: $0.0, phase: $0.1) }
     }
 
     public func tickInputs(of adventure: AdventureID) async throws -> TickInputs {

@@ -110,6 +110,7 @@ struct AdventureRow: Codable, FetchableRecord, TableRecord {
     var tickInterval: Int
     var timeLimit: Int
     var startedAt: Int
+    var tickPhase: Int
     var status: AdventureStatus
     var state: AdventureState
     var lastTick: Int
@@ -128,7 +129,7 @@ struct AdventureRow: Codable, FetchableRecord, TableRecord {
             return code
         }
         return StoredAdventure(id: AdventureID(id), party: PartyID(party), setup: setup, contentVersion: contentVersion,
-                               startedAt: startedAt, state: state, lastTick: lastTick, nextTickAt: nextTickAt,
+                               startedAt: startedAt, tickPhase: tickPhase, state: state, lastTick: lastTick, nextTickAt: nextTickAt,
                                endedAt: endedAt, followCode: code)
     }
 }

@@ -27,19 +27,16 @@ extension SQLiteStore {
             if let running = try Self.runningAdventureID(of: party, db) {
                 throw StoreError.conflict("party '\(partyRow.name)' already has adventure \(running) running")
             }
-            // The follow code is named only when there is one: a file of a version
-            // before followers (as the migration tests make) takes the rest.
             let roster = try RosterJSON.text(of: setup.party)
-            var values: [(any DatabaseValueConvertible)?] = [
-                id.rawValue, party.rawValue, setup.route.rawValue, contentVersion, String(setup.seed), roster,
-                setup.tickInterval, setup.timeLimit, startedAt, CanonicalJSON.text(of: state), startedAt + setup.tickInterval,
-            ]
-            if let followCode { values.append(followCode.rawValue) }
             try db.execute(sql: """
                 INSERT INTO adventure (id, party, routeID, contentVersion, seed, roster, tickInterval, timeLimit, startedAt,
-                                       status, state, lastTick, nextTickAt\(followCode == nil ? "" : ", followCode"))
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, 0, ?\(followCode == nil ? "" : ", ?"))
-                """, arguments: StatementArguments(values))
+                                       tickPhase, status, state, lastTick, nextTickAt, followCode)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, 0, ?, ?)
+                """, arguments: [
+                    id.rawValue, party.rawValue, setup.route.rawValue, contentVersion, String(setup.seed), roster,
+                    setup.tickInterval, setup.timeLimit, startedAt, TickSchedule.phase(of: id), CanonicalJSON.text(of: state),
+                    startedAt + setup.tickInterval, followCode?.rawValue,
+                ])
             for message in outbox {
                 try Self.enqueue(message, adventure: id, tick: 0, at: now.databaseValue, db)
             }
@@ -53,7 +50,7 @@ extension SQLiteStore {
 
     public func runningAdventures() async throws -> [StoredAdventure] {
         try await read { db in
-            try AdventureRow.fetchAll(db, sql: "SELECT * FROM adventure WHERE status = 'running' ORDER BY nextTickAt, id")
+            try AdventureRow.fetchAll(db, sql: "SELECT * FROM adventure WHERE status = 'running' ORDER BY nextTickAt, tickPhase, id")
                 .map { try $0.value() }
         }
     }

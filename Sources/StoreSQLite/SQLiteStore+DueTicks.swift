@@ -6,20 +6,22 @@ import Store
 import Vocabulary
 
 extension SQLiteStore {
-    /// Running adventures whose next tick is due at `second` (unix seconds), most
-    /// overdue first, from one snapshot, leaving out those in `skipping`. `isKnown(id, lastTick)` and
-    /// `hasLedger(id, activity)` say what the caller already holds; the ledgers
-    /// of an adventure it does not know are all read.
+    /// Running adventures whose next tick is due by `now` (its second, then its
+    /// phase), most overdue first, from one snapshot, leaving out those in
+    /// `skipping`. `isKnown(id, lastTick)` and `hasLedger(id, activity)` say what
+    /// the caller already holds; the ledgers of an adventure it does not know are all read.
     public func dueAdventures(
-        at second: Int, limit: Int, skipping: Set<AdventureID>,
+        at now: Date, limit: Int, skipping: Set<AdventureID>,
         isKnown: @escaping @Sendable (AdventureID, Int) -> Bool,
         hasLedger: @escaping @Sendable (AdventureID, ActivityID) -> Bool
     ) async throws -> [DueAdventure] {
-        try await read { db in
+        let (second, phase) = TickSchedule.secondAndPhase(of: now)
+        return try await read { db in
             let due = try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT id, lastTick, hasFollowerChannels FROM adventure WHERE status = 'running' AND nextTickAt <= ?
-                ORDER BY nextTickAt, id LIMIT ?
-                """), arguments: [second, max(0, limit) + skipping.count])
+                SELECT id, lastTick, hasFollowerChannels FROM adventure
+                WHERE status = 'running' AND nextTickAt <= ? AND (nextTickAt < ? OR tickPhase <= ?)
+                ORDER BY nextTickAt, tickPhase, id LIMIT ?
+                """), arguments: [second, second, phase, max(0, limit) + skipping.count])
                 .lazy.filter { !skipping.contains(AdventureID($0[0] as String)) }.prefix(max(0, limit))
             return try due.map { row in
                 let id = AdventureID(row[0] as String), lastTick: Int = row[1], hasChannels: Bool = row[2]
@@ -91,10 +93,12 @@ extension SQLiteStore {
 
     public func liveNodes() async throws -> Int { 1 }
 
-    /// When the earliest running adventure's next tick is due (unix seconds).
-    public func nextTickDue() async throws -> Int? {
+    /// When the earliest running adventure's next tick is due, to the millisecond.
+    public func nextTickDue() async throws -> Date? {
         try await read { db in
-            try Int.fetchOne(db, sql: "SELECT MIN(nextTickAt) FROM adventure WHERE status = 'running'")
+            try Row.fetchOne(db.cachedStatement(sql: """
+                SELECT nextTickAt, tickPhase FROM adventure WHERE status = 'running' ORDER BY nextTickAt, tickPhase LIMIT 1
+                """)).map { TickSchedule.dueInstant(second: $0[0], phase: $0[1]) }
         }
     }
 }

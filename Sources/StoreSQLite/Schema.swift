@@ -14,7 +14,8 @@ enum Schema {
         migrator.registerMigration("v4-supersedable", migrate: v4Supersedable)
         migrator.registerMigration("v5-claimant", migrate: v5Claimant)
         migrator.registerMigration("v6-checks-as-comparisons", migrate: v6ChecksAsComparisons)
-        migrator.registerMigration("v7-followers", migrate: v7Followers)
+        migrator.registerMigration("v7-tick-phase", migrate: v7TickPhase)
+        migrator.registerMigration("v8-followers", migrate: v8Followers)
         return migrator
     }
 
@@ -285,6 +286,18 @@ enum Schema {
         try db.execute(sql: "PRAGMA writable_schema = OFF")
     }
 
+    /// Each adventure's ticks fall due a fixed number of milliseconds into their
+    /// second (`TickSchedule`), so that adventures do not all fall due at once;
+    /// the due queue is ordered by second, then phase. Adventures from before keep
+    /// phase 0: due at the start of their second, as they were.
+    private static func v7TickPhase(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE adventure ADD COLUMN tickPhase INTEGER NOT NULL DEFAULT 0 CHECK (tickPhase >= 0 AND tickPhase < 1000);
+            DROP INDEX adventure_due;
+            CREATE INDEX adventure_due ON adventure(nextTickAt, tickPhase) WHERE status = 'running';
+            """)
+    }
+
     /// Followers of an adventure and its broadcast channels (one per language),
     /// the follow code of a followable adventure, a follower's own Live Activity
     /// (no hero) and broadcasts in the outbox. The outbox's target kind takes one
@@ -292,7 +305,7 @@ enum Schema {
     /// constraint every stored row satisfies, so the two definitions are rewritten
     /// in place as in v6 (SQLite documents this for removing NOT NULL and CHECK
     /// constraints), instant however large the tables.
-    private static func v7Followers(_ db: Database) throws {
+    private static func v8Followers(_ db: Database) throws {
         let edits = [
             ("outbox", "targetKind = 'pushToTalk')", "targetKind = 'pushToTalk' OR targetKind = 'followerChannel')"),
             ("liveActivity", "heroID TEXT NOT NULL,", "heroID TEXT,"),
@@ -302,7 +315,7 @@ enum Schema {
             guard let definition = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?",
                                                       arguments: [table]),
                   definition.components(separatedBy: old).count == 2
-            else { throw StoreError.corrupt("v7: the definition of \(table) is not the one the earlier migrations made") }
+            else { throw StoreError.corrupt("v8: the definition of \(table) is not the one the earlier migrations made") }
             try db.execute(sql: "UPDATE sqlite_schema SET sql = ? WHERE type = 'table' AND name = ?",
                            arguments: [definition.replacingOccurrences(of: old, with: new), table])
         }

@@ -13,13 +13,16 @@ public enum TypedCodeAlphabet {
 }
 
 extension TypedCode {
-    /// Nil when `typed` cannot be a code at all.
+    /// Nil when `typed` cannot be a code at all. Only ASCII letters are folded,
+    /// so a code is exactly what the API document's pattern describes ("ß" does
+    /// not become "SS").
     public init?(typed: String) {
-        let cleaned = typed.uppercased().filter { $0 != " " && $0 != "-" }
+        let cleaned = typed.filter { $0 != " " && $0 != "-" }
+            .map { $0.isASCII ? Character($0.uppercased()) : $0 }
         guard cleaned.count == TypedCodeAlphabet.length, cleaned.allSatisfy(TypedCodeAlphabet.characters.contains) else {
             return nil
         }
-        self.init(checked: cleaned)
+        self.init(checked: String(cleaned))
     }
 
     public static func random() -> Self {

@@ -71,7 +71,10 @@ struct DeliveryHarness: Sendable {
             gameMasterKey: TestServer.gameMasterKey, databasePath: engine == .sqlite ? database.location : "unused.sqlite",
             databaseURL: engine == .postgres ? database.location : nil,
             port: 0, contentDirectory: TestServer.contentDirectory, bundleID: TestServer.bundleID, followers: followers)
-        let clock = ManualClock(TestServer.startTime)
+        // Just before the end of the start's second: the adventure starts in that
+        // second, and each whole second the test moves on brings the next tick due
+        // whatever its phase (`TickSchedule`).
+        let clock = ManualClock(TestServer.startTime.addingTimeInterval(0.999))
         let resources = try await ServerResources.open(configuration, now: { clock.now })
         let simulator = try await APNsSimulator.start()
         let key = APNsSigningKey.generate(keyID: "KEY1234567", teamID: "TEAM123456").key

@@ -40,13 +40,13 @@ import Vocabulary
                                     body: #"{"followCode": "\#(fixture.followCode)", "locale": "en", "broadcastChannel": true}"#,
                                     status: 409, code: "conflict")
             try await expectRefused(server, api, "neither a channel nor a device", .post, uri, key: olu.key,
-                                    body: #"{"followCode": "\#(fixture.followCode)", "locale": "en"}"#, status: 400, code: "invalidInput")
+                                    body: #"{"followCode": "\#(fixture.followCode)", "locale": "en"}"#, status: 422, code: "invalidField")
             try await expectRefused(server, api, "no follower per token allowed", .post, uri, key: olu.key,
                                     body: #"{"followCode": "\#(fixture.followCode)", "locale": "en", "deviceID": "\#(olu.deviceID)"}"#,
                                     status: 409, code: "conflict")
             try await expectRefused(server, api, "an unknown locale", .post, uri, key: olu.key,
                                     body: #"{"followCode": "\#(fixture.followCode)", "locale": "", "broadcastChannel": true}"#,
-                                    status: 400, code: "invalidInput")
+                                    status: 422, code: "invalidField")
             try await expectRefused(server, api, "an activity without a hero from a non-follower", .post,
                                     "/v1/adventures/\(fixture.adventureID)/activities", key: olu.key,
                                     body: #"{"activityID": "olu-1", "pushToken": "\#(token(60))", "frequentPushesEnabled": true, "locale": "en"}"#,

@@ -143,11 +143,12 @@ struct RouteSample: Sendable, CustomStringConvertible {
 }
 
 /// Sends a request that must be refused and checks the refusal: the status, the
-/// uniform JSON error (with `code` when given), and that nothing stored changed.
+/// uniform JSON error (with `code` when given, and the `field` it names when
+/// given; a 422 always names one), and that nothing stored changed.
 func expectRefused(
     _ server: TestServer, _ api: API, _ label: String, _ method: HTTPRequest.Method, _ uri: String,
     key: String?, body: String? = nil, headers: HTTPFields = [:], status: Int, code: String? = nil,
-    sourceLocation: SourceLocation = #_sourceLocation
+    field: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
 ) async throws {
     let before = try server.storedBytes()
     let reply = try await api.send(method, uri, key: key, body: body, headers: headers)
@@ -155,6 +156,13 @@ func expectRefused(
     #expect(reply.errorCode != nil, "\(label): not {\"error\", \"message\"}: \(reply)", sourceLocation: sourceLocation)
     if let code {
         #expect(reply.errorCode == code, "\(label): \(reply)", sourceLocation: sourceLocation)
+    }
+    if let field {
+        #expect(reply.errorField == field, "\(label): \(reply)", sourceLocation: sourceLocation)
+        #expect(reply.json["message"].string?.contains("'\(field)'") == true, "\(label): the message names the field: \(reply)",
+                sourceLocation: sourceLocation)
+    } else if status == 422 {
+        #expect(reply.errorField != nil, "\(label): a 422 names its field: \(reply)", sourceLocation: sourceLocation)
     }
     if status == 401 {
         #expect(reply.headers[.wwwAuthenticate] == "Bearer", "\(label)", sourceLocation: sourceLocation)

@@ -101,12 +101,17 @@ struct Reply: Sendable, CustomStringConvertible {
     var json: JSON { JSON(parsing: text) }
     var description: String { "\(status) \(text.prefix(300))" }
 
-    /// The uniform error body's code, or nil if the body is not that shape.
+    /// The uniform error body's code, or nil if the body is not that shape:
+    /// `error` and a non-empty `message`, and `field` (a string) only beside them.
     var errorCode: String? {
-        guard case .object(let fields) = json, fields.count == 2, let message = fields["message"]?.string,
-              !message.isEmpty else { return nil }
+        guard case .object(let fields) = json, let message = fields["message"]?.string, !message.isEmpty,
+              Set(fields.keys).isSubset(of: ["error", "message", "field"]), fields["field"].map({ $0.string != nil }) ?? true
+        else { return nil }
         return fields["error"]?.string
     }
+
+    /// The field an `invalidField` or `malformedPath` refusal names.
+    var errorField: String? { json["field"].string }
 }
 
 /// Parsed JSON, read by key and index without the server's own types, so a test

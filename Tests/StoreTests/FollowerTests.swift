@@ -90,7 +90,7 @@ import Vocabulary
         #expect(inputs.followers.channels == [FollowerChannelRecipient(channel: creation.channel, language: "vi",
                                                                        storagePolicy: .mostRecentMessageStored)])
         #expect(inputs.recipients.isEmpty)
-        let due = try await store.dueAdventures(at: 1_000_000)
+        let due = try await store.dueAdventures(by: 1_000_000)
         #expect(due.first?.followerChannels.map(\.recipient.channel) == [creation.channel])
     }
 
@@ -248,7 +248,7 @@ import Vocabulary
         #expect(inputs.followers.activities == [FollowerActivityRecipient(activityID: "follower-1", player: first,
                                                                           frequentUpdates: true, language: "ko")])
         #expect(inputs.ledgers["follower-1"] == BudgetLedger())
-        let due = try #require(try await store.dueAdventures(at: 1_000_000).first)
+        let due = try #require(try await store.dueAdventures(by: 1_000_000).first)
         #expect(due.activities.map(\.recipient.activityID) == members)
         #expect(due.followerActivities.map(\.recipient.activityID) == ["follower-1"])
         // Once its activity has registered, following again wakes nothing.
