@@ -23,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // Tests only: reading openapi.yaml to hold it against the server.
+        .package(url: "https://github.com/jpsim/Yams", "5.0.1"..<"7.0.0"),
     ],
     targets: [
         // The ids and small values every module passes around (Foundation only).
@@ -240,6 +242,7 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Yams", package: "Yams"),
             ]
         ),
         .testTarget(

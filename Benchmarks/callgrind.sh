@@ -4,6 +4,7 @@
 # binary and work whatever else runs beside it (timings here move ±30 %).
 #
 #   bash Benchmarks/callgrind.sh [--pushes N] [--adventures N] [--rounds N] [--only apns|ticker]
+#   CALLGRIND_KEEP=DIR keeps the callgrind profiles there.
 #
 # Prints, each with the top ten functions by instructions:
 # - instructions per push of APNsClient + CurlHTTP2Transport (APNsBench, one
@@ -85,6 +86,8 @@ bin="$(swift build -c release --show-bin-path)"
 work="$(mktemp -d)"
 cleanup() {
     stop_nginx_sink "$work"
+    # CALLGRIND_KEEP=DIR keeps the profiles (callgrind_annotate, kcachegrind).
+    if [ -n "${CALLGRIND_KEEP:-}" ]; then mkdir -p "$CALLGRIND_KEEP" && cp "$work"/*-short "$work"/*-long "$CALLGRIND_KEEP"/ 2>/dev/null || true; fi
     rm -rf "$work"
 }
 trap cleanup EXIT

@@ -9,12 +9,17 @@
 #
 #   bash Benchmarks/server-load.sh ["adventures ..."=1500] [seconds=60] [tick interval=1]
 #   STORES=sqlite bash Benchmarks/server-load.sh "1500 3000 5000"
+#   FOLLOWERS=100 CHANNELS="on off" STORES=sqlite bash Benchmarks/server-load.sh 1500
+# With FOLLOWERS, each adventure is followed by that many players, once on
+# broadcast channels and once each with their own activity, per CHANNELS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 counts=${1:-1500}
 seconds=${2:-60}
 interval=${3:-1}
 stores=${STORES:-sqlite postgres}
+followers=${FOLLOWERS:-0}
+channel_modes=${CHANNELS:-on}
 
 swift build -c release --product ServerLoadBench >/dev/null
 swift build -c release --product rangers >/dev/null
@@ -41,35 +46,45 @@ as_postgres "$pgbin/pg_ctl" -D "$folder/data" -l "$folder/server.log" -w \
 database="postgres://postgres:$password@127.0.0.1:$port"
 
 # The APNs endpoint, in its own process; it answers like APNs and counts.
-"$rangers" apns-sim --port 0 --key-dir "$folder/apns-sim" >"$folder/apns-sim.txt" 2>&1 &
+"$rangers" apns-sim --port 0 --management-port 0 --key-dir "$folder/apns-sim" >"$folder/apns-sim.txt" 2>&1 &
 simulator_pid=$!
 for _ in $(seq 100); do grep -q "key id:" "$folder/apns-sim.txt" 2>/dev/null && break; sleep 0.2; done
 apns_url=$(sed -n 's/^APNs simulator listening on \([^ ]*\).*/\1/p' "$folder/apns-sim.txt")
+management_url=$(sed -n 's/.*channel management on: //p' "$folder/apns-sim.txt")
 ca_file=$(sed -n 's/.*CA file (its TLS certificate): //p' "$folder/apns-sim.txt")
 key_file=$(sed -n 's/.*provider key (.p8, signs JWTs): //p' "$folder/apns-sim.txt")
 key_id=$(sed -n 's/.*key id: \([^ ]*\) .*/\1/p' "$folder/apns-sim.txt")
 team_id=$(sed -n 's/.*team id: \([^ ]*\).*/\1/p' "$folder/apns-sim.txt")
 [[ -n $apns_url && -n $key_id ]] || { echo "server-load.sh: the APNs simulator did not start:" >&2; cat "$folder/apns-sim.txt" >&2; exit 1; }
-apns=(--apns-url "$apns_url" --ca-file "$ca_file" --key-file "$key_file" --key-id "$key_id" --team-id "$team_id")
+apns=(--apns-url "$apns_url" --management-url "$management_url" --ca-file "$ca_file" --key-file "$key_file"
+      --key-id "$key_id" --team-id "$team_id")
 echo "APNs simulator (own process) at $apns_url"
 
 run=0
 for adventures in $counts; do
+  for mode in $( [[ $followers -gt 0 ]] && echo "$channel_modes" || echo none ); do
+    extra=()
+    label=""
+    if [[ $mode != none ]]; then
+        extra=(--followers "$followers" --channels "$mode")
+        label=", $followers followers each, channels $mode"
+    fi
     for store in $stores; do
         run=$((run + 1))
         echo
         if [[ $store == sqlite ]]; then
-            echo "== $adventures adventures, SQLite"
-            "$bench" --adventures "$adventures" --seconds "$seconds" --tick-interval "$interval" "${apns[@]}"
+            echo "== $adventures adventures$label, SQLite"
+            "$bench" --adventures "$adventures" --seconds "$seconds" --tick-interval "$interval" "${apns[@]}" ${extra[@]+"${extra[@]}"}
         else
-            echo "== $adventures adventures, PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}')"
+            echo "== $adventures adventures$label, PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}')"
             # A fresh database per run, with the statement counter in it.
             PGPASSWORD=$password as_postgres "$pgbin/psql" -h 127.0.0.1 -p "$port" -U postgres -q \
                 -c "CREATE DATABASE rangers_bench_$run" postgres
             PGPASSWORD=$password as_postgres "$pgbin/psql" -h 127.0.0.1 -p "$port" -U postgres -q \
                 -c "CREATE EXTENSION pg_stat_statements" "rangers_bench_$run"
             "$bench" --adventures "$adventures" --seconds "$seconds" --tick-interval "$interval" "${apns[@]}" \
-                --database "$database/rangers_bench_$run?sslmode=disable"
+                --database "$database/rangers_bench_$run?sslmode=disable" ${extra[@]+"${extra[@]}"}
         fi
     done
+  done
 done

@@ -2,8 +2,9 @@
 # Installs the system libraries the server links against (Debian/Ubuntu),
 # PostgreSQL (the tests start servers of their own with it; the system's cluster is
 # not used), nginx (the load balancer in front of several nodes in the cluster tests),
-# and Chromium, in which the tests load the replay's timeline and the live page (with
-# an emoji font, so the live page's screenshots show the heroes' avatars).
+# Chromium, in which the tests load the replay's timeline and the live page (with
+# an emoji font, so the live page's screenshots show the heroes' avatars), and
+# python3 with venv, into which scripts/api-fuzz.sh installs schemathesis from PyPI.
 # libcurl must be 8 or newer: 7.x resets every HTTP/2 stream of a delivered push
 # (see README "Sending to APNs"). Debian 12 ships 7.88, so there it comes from
 # bookworm-backports. Needs root, or sudo; safe to run again.
@@ -24,7 +25,7 @@ libcurl_major() {
     pkg-config --modversion libcurl 2>/dev/null | cut -d. -f1
 }
 
-packages=(libsqlite3-dev libssl-dev pkg-config postgresql nginx chromium fonts-noto-color-emoji)
+packages=(libsqlite3-dev libssl-dev pkg-config postgresql nginx chromium fonts-noto-color-emoji python3 python3-venv)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

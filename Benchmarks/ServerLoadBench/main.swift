@@ -5,7 +5,15 @@
 //
 //   swift run -c release ServerLoadBench [--adventures 10000] [--seconds 60] [--warm-up 10] [--tick-interval 1]
 //                                        [--batch-size 500] [--ticker-only] [--database postgres://…]
-//                                        [--apns-url https://… --ca-file F --key-file F --key-id ID --team-id ID]
+//                                        [--apns-url https://… --management-url https://… --ca-file F --key-file F
+//                                         --key-id ID --team-id ID]
+//                                        [--followers N --channels on|off]
+//
+// With --followers, every adventure is followed by N players outside its party,
+// in four languages: with --channels on (the default) their apps are on iOS 18
+// and listen on the adventure's channel of their language (one broadcast per
+// channel per update, whatever N); with --channels off they are on iOS 17 and
+// each has a Live Activity of its own (a push per follower per update).
 //
 // Without --apns-url the simulator runs in this process (its CPU counted with the
 // server's); with it, pushes go to that endpoint (`rangers apns-sim` in a process
@@ -45,6 +53,11 @@ struct Options {
     var keyFile: String?
     var keyID = "LOADKEY001"
     var teamID = "LOADTEAM01"
+    var managementURL: String?
+    /// Players outside each adventure's party who follow it.
+    var followers = 0
+    /// Followers on broadcast channels (iOS 18), or each with their own activity.
+    var channels = true
 
     static func parse() throws -> Options {
         var options = Options()
@@ -54,8 +67,17 @@ struct Options {
                 options.tickerOnly = true
                 continue
             }
+            if argument == "--channels" {
+                switch arguments.next() {
+                case "on": options.channels = true
+                case "off": options.channels = false
+                default: throw BenchError("--channels needs on or off")
+                }
+                continue
+            }
             let textOptions: [String: WritableKeyPath<Options, String?>] = [
                 "--database": \.databaseURL, "--apns-url": \.apnsURL, "--ca-file": \.caFile, "--key-file": \.keyFile,
+                "--management-url": \.managementURL,
             ]
             if let field = textOptions[argument] {
                 guard let value = arguments.next(), !value.isEmpty else { throw BenchError("\(argument) needs a value") }
@@ -75,6 +97,7 @@ struct Options {
             case "--seconds": options.seconds = value
             case "--warm-up": options.warmUp = value
             case "--batch-size": options.batchSize = value
+            case "--followers": options.followers = value
             case "--tick-interval":
                 guard AdventureSetup.tickIntervals.contains(value) else {
                     throw BenchError("--tick-interval must be \(AdventureSetup.tickIntervals.lowerBound)…\(AdventureSetup.tickIntervals.upperBound) seconds")
@@ -111,7 +134,8 @@ try FileManager.default.createDirectory(at: directory, withIntermediateDirectori
 defer { try? FileManager.default.removeItem(at: directory) }
 let configuration = ServerConfiguration(
     gameMasterKey: String(repeating: "k", count: 32), databasePath: directory.appendingPathComponent("load.sqlite").path,
-    databaseURL: options.databaseURL, port: 0, contentDirectory: URL(fileURLWithPath: "Content", isDirectory: true))
+    databaseURL: options.databaseURL, port: 0, contentDirectory: URL(fileURLWithPath: "Content", isDirectory: true),
+    followers: FollowerSettings(tokenFollowersPerAdventure: max(options.followers, FollowerSettings().tokenFollowersPerAdventure)))
 let resources = try await ServerResources.open(configuration)
 let store = resources.store
 let content = resources.content
@@ -126,11 +150,13 @@ let residentBeforeSetUp = residentBytes()
 let simulator: APNsSimulator?
 let key: APNsSigningKey
 let apnsURL: String
+let managementURL: String?
 let caFile: URL?
 if let url = options.apnsURL, let keyFile = options.keyFile {
     simulator = nil
     key = try APNsSigningKey(contentsOf: URL(fileURLWithPath: keyFile), keyID: options.keyID, teamID: options.teamID)
     apnsURL = url
+    managementURL = options.managementURL
     caFile = options.caFile.map { URL(fileURLWithPath: $0) }
 } else {
     let started = try await APNsSimulator.start(APNsSimulatorConfiguration(recordLimit: 1_000))
@@ -138,12 +164,14 @@ if let url = options.apnsURL, let keyFile = options.keyFile {
     try started.registerProviderKey(key)
     simulator = started
     apnsURL = started.baseURL
+    managementURL = started.managementBaseURL
     caFile = started.certificateFile
 }
-let apns = APNsClient(environment: .custom(apnsURL), key: key,
+let apns = APNsClient(environment: .custom(apnsURL, management: managementURL), key: key,
                       transport: try CurlHTTP2Transport(configuration: CurlTransportConfiguration(caFile: caFile)),
                       metrics: lags)
-let services: [any Service] = (options.tickerOnly ? [] : [Dispatcher(store: store, client: apns)]) + [
+resources.followerChannels.use(apns)
+let services: [any Service] = (options.tickerOnly ? [] : [Dispatcher(store: store, client: apns, channels: resources.followerChannels)]) + [
     Ticker(store: store, content: content, policy: configuration.pushPolicy, bundleID: configuration.bundleID,
            settings: Ticker.Settings(batchSize: options.batchSize), metrics: lags),
 ]
@@ -155,12 +183,33 @@ let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: serv
 // measurement sees the steady load of N adventures rather than a backlog of the
 // ticks missed during the setup. Making them while the ticker already runs took
 // minutes: each of those writes waits its turn behind the ticker's commits.
+// A follow is a write (and per token a second for the activity): a millisecond or two each.
 let plannedStart = Int(Date().timeIntervalSince1970) + 5 + options.adventures * 15 / 1000
+    + options.adventures * options.followers * (options.channels ? 1 : 2) / 1000
 /// Tells this run's activities and tokens from those of other bench processes on the same database.
 let run = UInt32.random(in: 0...UInt32.max)
+/// The followers: the same players follow every adventure (a player may follow
+/// many), each with a device whose push-to-start token wakes them (`--channels off`).
+let followerLanguages = ["en", "vi", "ko", "zh-Hans"]
+func makeFans() async throws -> [(player: PlayerID, device: DeviceID)] {
+    var fans: [(player: PlayerID, device: DeviceID)] = []
+    for index in 0..<options.followers {
+        let player = try await store.createPlayer(name: "fan \(index)").player.id
+        let device = DeviceID("\(run)-fan-device-\(index)")
+        try await store.registerPushToStartToken(
+            deviceID: device, player: player,
+            token: try PushToken(hex: String(format: "%08x%08x", index, run) + String(repeating: "cd", count: 24)),
+            locale: followerLanguages[index % followerLanguages.count])
+        fans.append((player, device))
+    }
+    return fans
+}
+let fans = try await makeFans()
+
 func setUpAdventures() async throws {
     let setupStart = ContinuousClock.now
-    print("setting up \(options.adventures) adventures of \(heroes.count) heroes on \(configuration.store) …")
+    print("setting up \(options.adventures) adventures of \(heroes.count) heroes on \(configuration.store)"
+          + (options.followers > 0 ? ", each followed by \(options.followers) players \(options.channels ? "on channels (iOS 18)" : "with their own activities (iOS 17)")" : "") + " …")
     // Four at a time: PostgreSQL waits for each commit's flush, and parallel
     // transactions share those waits; SQLite queues them behind its one writer.
     try await withThrowingTaskGroup(of: Void.self) { group in
@@ -191,13 +240,79 @@ func setUpAdventure(_ index: Int) async throws {
     let adventure = try Adventure(setup: setup, content: content.game)
     let stored = try await store.startAdventure(party: party.id, setup: setup, state: adventure.start(),
                                                 startedAt: plannedStart, contentVersion: content.version,
-                                                outbox: [])
+                                                followCode: options.followers > 0 ? .random() : nil, outbox: [])
     for (slot, member) in roster.enumerated() {
         let token = try PushToken(hex: String(format: "%08x%02x%08x", index, slot, run) + String(repeating: "ab", count: 23))
         _ = try await store.registerLiveActivity(activityID: ActivityID("\(run)-a\(index)-\(slot)"), player: member.player,
                                                  adventure: stored.id, hero: member.hero, token: token,
                                                  frequentUpdates: slot == 0, locale: "en-US")
     }
+    try await setUpFollowers(of: stored, index: index)
+}
+
+/// On channels: the first follower of each language makes its channel on APNs, as
+/// the API would. Per token: each follower's activity registers its own token, as
+/// the app does once its push-to-start arrives; the push-to-start itself is queued
+/// already expired (the dispatcher drops it at its claim), so that the measurement
+/// sees the steady state rather than 150,000 starts.
+func setUpFollowers(of adventure: StoredAdventure, index: Int) async throws {
+    for (slot, fan) in fans.enumerated() {
+        let language = followerLanguages[slot % followerLanguages.count]
+        let how: FollowRequest.How = options.channels ? .channel : .pushToStart(device: fan.device) { _, device in
+            OutboxMessage(target: .pushToStart(device), pushType: .liveactivity, topic: configuration.liveActivityTopic,
+                          priority: .high, expiration: 1, payload: Data(#"{"aps":{}}"#.utf8), reason: "bench: already started",
+                          hasAlert: true, isEnd: false, supersedable: false)
+        }
+        let following = try await store.follow(FollowRequest(
+            adventure: adventure.id, player: fan.player, code: adventure.followCode?.rawValue ?? "", language: language, how: how,
+            tokenFollowersPerAdventure: configuration.followers.tokenFollowersPerAdventure,
+            channelLimit: configuration.followers.channelLimit, storagePolicy: configuration.followers.channelStoragePolicy), at: Date())
+        if case .create(let creation)? = following.channel {
+            guard case .open = await resources.followerChannels.make(creation, bundleID: configuration.bundleID) else {
+                throw BenchError("the channel of adventure \(adventure.id) for \(language) was not made")
+            }
+        }
+        if !options.channels {
+            let token = try PushToken(hex: String(format: "%08x%04x%08x", index, slot, run) + String(repeating: "ef", count: 22))
+            _ = try await store.registerLiveActivity(activityID: ActivityID("\(run)-f\(index)-\(slot)"), player: fan.player,
+                                                     adventure: adventure.id, hero: nil, token: token,
+                                                     frequentUpdates: slot.isMultiple(of: 2), locale: language)
+        }
+    }
+}
+
+/// What the policy asks for per adventure-tick in this load, worked out by playing
+/// twenty of the bench's adventures (same route, seeds 0…19) through the tick
+/// pipeline: the members' pushes and the followers'.
+func askedPerAdventureTick() throws -> (members: Double, followers: Double) {
+    var members = 0, followers = 0, ticks = 0
+    for seed in 0..<20 {
+        let roster = heroes.enumerated().map { PartyMember(player: PlayerID("p\($0.offset)"), hero: $0.element) }
+        let setup = AdventureSetup(route: route, party: roster, tickInterval: options.tickInterval,
+                                   timeLimit: AdventureSetup.longestTimeLimit, seed: UInt64(seed))
+        let pipeline = try TickPipeline(adventureID: AdventureID("asked-\(seed)"), setup: setup, startedAt: 0,
+                                        content: content.game, strings: content.strings, configuration: configuration.pushPolicy)
+        let recipients = roster.enumerated().map {
+            LiveActivityRecipient(activityID: ActivityID("m\($0.offset)"), player: $0.element.player, hero: $0.element.hero,
+                                  frequentUpdates: $0.offset == 0, language: "en")
+        }
+        let languages = followerLanguages.prefix(min(options.followers, followerLanguages.count))
+        let audience = options.followers == 0 ? Followers.none : options.channels
+            ? Followers(channels: languages.map {
+                FollowerChannelRecipient(channel: FollowerChannelID($0), language: $0,
+                                         storagePolicy: configuration.followers.channelStoragePolicy) })
+            : Followers(activities: (0..<options.followers).map {
+                FollowerActivityRecipient(activityID: ActivityID("f\($0)"), player: PlayerID("f\($0)"),
+                                          frequentUpdates: $0.isMultiple(of: 2), language: followerLanguages[$0 % 4]) })
+        let memberIDs = Set(recipients.map(\.activityID))
+        try pipeline.play(commands: [], recipients: recipients, followers: audience) { outcome in
+            ticks += 1
+            for decision in outcome.decisions {
+                if case .liveActivity(let id) = decision.target, memberIDs.contains(id) { members += 1 } else { followers += 1 }
+            }
+        }
+    }
+    return (Double(members) / Double(ticks), Double(followers) / Double(ticks))
 }
 
 struct Sample {
@@ -206,6 +321,7 @@ struct Sample {
     var postgresCPU: Double
     var ticks: Int
     var pushes: Int
+    var broadcasts: Int
     var activity: StoreActivity?
     var leasesTaken: Double?
 }
@@ -232,7 +348,7 @@ func sample() async -> Sample {
         + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1_000_000
     let activity = try? await (store as? any StoreActivityReporting)?.activity()
     return Sample(at: .now, cpu: cpu, postgresCPU: postgresCPUSeconds(), ticks: lags.count, pushes: lags.delivered,
-                  activity: activity, leasesTaken: leasesTaken())
+                  broadcasts: lags.broadcasts, activity: activity, leasesTaken: leasesTaken())
 }
 
 /// User and system CPU of every process named `postgres` (the server and its
@@ -304,6 +420,22 @@ try await withThrowingTaskGroup(of: Void.self) { tasks in
         }
     }
     print("per adventure-tick \(perTick.joined(separator: " · "))")
+    if options.followers > 0 {
+        let asked = try askedPerAdventureTick()
+        let pushes = Double(last.pushes - first.pushes), broadcasts = Double(last.broadcasts - first.broadcasts)
+        let listeners = Double(options.followers) / Double(min(options.followers, followerLanguages.count))
+        print("""
+            followers         \(options.followers) per adventure, \(options.channels
+                ? "on \(min(options.followers, 4)) channels (iOS 18, \(String(format: "%.0f", listeners)) listening on each)"
+                : "each with their own activity (iOS 17)")
+            APNs requests     \(String(format: "%.0f", (pushes + broadcasts) / wall))/s: \(String(format: "%.0f", pushes / wall)) device pushes, \(String(format: "%.0f", broadcasts / wall)) broadcasts
+            per adventure-tick \(String(format: "%.2f", (pushes + broadcasts) / ticks)) requests sent (\(String(format: "%.2f", broadcasts / ticks)) broadcasts); the policy asks \(String(format: "%.2f", asked.members)) for the members and \(String(format: "%.2f", asked.followers)) for the followers
+            """)
+        if options.channels {
+            print(String(format: "follower devices  %.0f updates/s (each broadcast reaches the %.0f followers listening)",
+                         broadcasts / wall * listeners, listeners))
+        }
+    }
     if let before = first.leasesTaken, let after = last.leasesTaken {
         print(String(format: "leases            %.1f taken/min", (after - before) / wall * 60))
     }
@@ -318,9 +450,12 @@ final class LagRecorder: MetricsFactory, @unchecked Sendable {
     private let lock = NSLock()
     private var nanoseconds: [Int64] = []
     private var deliveredCount = 0
+    private var broadcastCount = 0
 
     var delivered: Int { lock.withLock { deliveredCount } }
+    var broadcasts: Int { lock.withLock { broadcastCount } }
     fileprivate func countDelivered(_ count: Int64) { lock.withLock { deliveredCount += Int(count) } }
+    fileprivate func countBroadcasts(_ count: Int64) { lock.withLock { broadcastCount += Int(count) } }
 
     var count: Int { lock.withLock { nanoseconds.count } }
     func reset() { lock.withLock { nanoseconds.removeAll() } }
@@ -330,8 +465,12 @@ final class LagRecorder: MetricsFactory, @unchecked Sendable {
         label == "rangers_tick_lag_seconds" ? LagTimer(recorder: self) : NOOPMetricsHandler.instance
     }
     func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler {
-        label == "apns_pushes_total" && dimensions.contains { $0 == ("status", "200") }
-            ? DeliveredCounter(recorder: self) : NOOPMetricsHandler.instance
+        guard dimensions.contains(where: { $0 == ("status", "200") }) else { return NOOPMetricsHandler.instance }
+        switch label {
+        case "apns_pushes_total": return DeliveredCounter(recorder: self)
+        case "apns_broadcasts_total": return BroadcastCounter(recorder: self)
+        default: return NOOPMetricsHandler.instance
+        }
     }
     func makeFloatingPointCounter(label: String, dimensions: [(String, String)]) -> any FloatingPointCounterHandler {
         NOOPMetricsHandler.instance
@@ -351,6 +490,13 @@ private final class DeliveredCounter: CounterHandler, @unchecked Sendable {
     init(recorder: LagRecorder) { self.recorder = recorder }
     let recorder: LagRecorder
     func increment(by amount: Int64) { recorder.countDelivered(amount) }
+    func reset() {}
+}
+
+private final class BroadcastCounter: CounterHandler, @unchecked Sendable {
+    init(recorder: LagRecorder) { self.recorder = recorder }
+    let recorder: LagRecorder
+    func increment(by amount: Int64) { recorder.countBroadcasts(amount) }
     func reset() {}
 }
 

@@ -176,7 +176,7 @@ public final class APNsClient: PushSender {
             ("authorization", authorization),
             ("apns-push-type", request.pushType.rawValue),
             ("apns-topic", request.topic.rawValue),
-            ("apns-priority", String(request.priority)),
+            ("apns-priority", Self.priorityText(request.priority)),
             ("apns-id", apnsID),
             ("content-type", "application/json"),
         ]
@@ -184,6 +184,17 @@ public final class APNsClient: PushSender {
         if let collapseID = request.collapseID { headers.append(("apns-collapse-id", collapseID)) }
         return APNsHTTPRequest(url: devicePath + request.deviceToken, headers: headers,
                                body: request.payload)
+    }
+
+    /// The header value of a valid priority, the same string each time (which
+    /// the transport then need not check again), without formatting a number per push.
+    static func priorityText(_ priority: Int) -> String {
+        switch priority {
+        case 5: "5"
+        case 10: "10"
+        case 1: "1"
+        default: String(priority)
+        }
     }
 
     private func record(_ request: APNsRequest, response: APNsResponse?, duration: Duration) {

@@ -32,14 +32,17 @@ public struct APNsHTTPRequest: Sendable {
 
 public struct APNsHTTPResponse: Sendable {
     public var status: Int
-    /// Lowercased names.
-    public var headers: [String: String]
+    public var headers: APNsHTTPHeaders
     public var body: Data
 
-    public init(status: Int, headers: [String: String], body: Data) {
+    public init(status: Int, headers: APNsHTTPHeaders, body: Data) {
         self.status = status
         self.headers = headers
         self.body = body
+    }
+
+    public init(status: Int, headers: [String: String], body: Data) {
+        self.init(status: status, headers: APNsHTTPHeaders(headers), body: body)
     }
 }
 

@@ -54,8 +54,11 @@ final class CurlMultiDriver: @unchecked Sendable {
         // Room to keep every allowed connection open while idle, for two hosts.
         try multi.set(CURLMOPT_MAXCONNECTS, configuration.maximumConnectionsPerHost * 2)
         let thread = Thread { [self] in
-            // Named for `top -H` and profilers (at most 15 characters on Linux).
-            Thread.current.name = "apns-curl-multi"
+            // Named for `top -H` and profilers (at most 15 characters on Linux), in
+            // the kernel: Foundation's `Thread.current.name` may still report the
+            // name the thread inherited from its creator (a dispatch worker's)
+            // when the thread reads it right after starting.
+            rangers_name_current_thread("apns-curl-multi")
             run()
         }
         thread.start()

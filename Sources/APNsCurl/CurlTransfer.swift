@@ -32,9 +32,13 @@ final class CurlTransfer: @unchecked Sendable {
     private var headerLines = CurlHeaderLines()
     /// Response header lines as libcurl delivered them. Parsed by the caller's task,
     /// not on the driver thread, which is the one that limits throughput.
-    fileprivate var receivedHead: [UInt8] = []
-    fileprivate var receivedBody = Data()
-    fileprivate var responseTooLarge = false
+    /// Unchecked exclusivity: libcurl calls back once per header line, a dozen
+    /// times a push, and only the thread that owns the transfer at that moment
+    /// touches these (see the type's note); the runtime's per-access check was
+    /// most of the callback's cost.
+    @exclusivity(unchecked) fileprivate var receivedHead: [UInt8] = []
+    @exclusivity(unchecked) fileprivate var receivedBody = Data()
+    @exclusivity(unchecked) fileprivate var responseTooLarge = false
     /// The handle carries a method other than POST from an earlier request (a
     /// channel read or delete), which the next POST must undo.
     private var carriesOtherMethod = false

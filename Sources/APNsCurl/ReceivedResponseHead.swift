@@ -1,23 +1,41 @@
+import APNs
 import CCurl
 
-/// The response header lines libcurl delivered, parsed: names lowercased, repeated
-/// names joined with ", ", and only the final block kept (after any 1xx).
+/// The response header lines libcurl delivered: the status and the final header
+/// block (after any 1xx), whose fields are read when asked for (`APNsHTTPHeaders`).
 struct ReceivedResponseHead {
-    /// Room for APNs' few headers from the start: growing a dictionary rehashes it.
-    private(set) var headers = [String: String](minimumCapacity: 8)
-    private(set) var status = 0
+    let status: Int
     /// The blank line after the final (non-1xx) header block arrived.
-    private(set) var isComplete = false
+    let isComplete: Bool
+    /// The final block's header lines.
+    let headers: APNsHTTPHeaders
 
     init(_ bytes: [UInt8]) {
+        var blockStart = 0, blockEnd = 0
+        var status = 0, isComplete = false
         bytes.withUnsafeBytes { all in
             var start = 0
             while start < all.count {
-                let end = all[start...].firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? all.count
-                take(line: UnsafeRawBufferPointer(rebasing: all[start..<end]))
-                start = end
+                var end = start
+                while end < all.count, all[end] != UInt8(ascii: "\n") { end += 1 }
+                let line = UnsafeRawBufferPointer(rebasing: all[start..<min(end + 1, all.count)])
+                if Self.isStatusLine(line) {
+                    // A new status line (after an interim 1xx) starts a new header block.
+                    status = Self.status(ofStatusLine: line)
+                    isComplete = false
+                    blockStart = end + 1
+                    blockEnd = blockStart
+                } else if line.allSatisfy({ $0 == 0x0D || $0 == 0x0A }) {
+                    isComplete = status >= 200
+                } else if !isComplete {
+                    blockEnd = min(end + 1, all.count)
+                }
+                start = end + 1
             }
         }
+        self.status = status
+        self.isComplete = isComplete
+        headers = APNsHTTPHeaders(block: blockEnd > blockStart ? Array(bytes[blockStart..<blockEnd]) : [])
     }
 
     /// Whether the answer stands although libcurl reports an error.
@@ -36,35 +54,9 @@ struct ReceivedResponseHead {
         return announced == bodyBytes
     }
 
-    private mutating func take(line: UnsafeRawBufferPointer) {
-        if line.starts(with: "HTTP/".utf8) {
-            // A new status line (after an interim 1xx) starts a new header block.
-            headers.removeAll(keepingCapacity: true)
-            isComplete = false
-            status = Self.status(ofStatusLine: line)
-            return
-        }
-        if line.allSatisfy({ $0 == 0x0D || $0 == 0x0A }) {
-            isComplete = status >= 200
-            return
-        }
-        guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > 0 else { return }
-        let nameBytes = UnsafeRawBufferPointer(rebasing: line[..<colon])
-        // HTTP/2 sends names in lowercase already; lowercasing copies, so only when needed.
-        let name = nameBytes.contains(where: { (0x41...0x5A).contains($0) })
-            ? String(decoding: nameBytes, as: UTF8.self).lowercased()
-            : String(decoding: nameBytes, as: UTF8.self)
-        var start = colon + 1
-        var end = line.count
-        let blank: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D || $0 == 0x0A }
-        while start < end, blank(line[start]) { start += 1 }
-        while end > start, blank(line[end - 1]) { end -= 1 }
-        let value = String(decoding: UnsafeRawBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
-        if let earlier = headers[name] {
-            headers[name] = earlier + ", " + value
-        } else {
-            headers[name] = value
-        }
+    private static func isStatusLine(_ line: UnsafeRawBufferPointer) -> Bool {
+        line.count >= 5 && line[0] == UInt8(ascii: "H") && line[1] == UInt8(ascii: "T") && line[2] == UInt8(ascii: "T")
+            && line[3] == UInt8(ascii: "P") && line[4] == UInt8(ascii: "/")
     }
 
     /// 200 from "HTTP/2 200 " (HTTP/2 has no reason phrase; HTTP/1.1 does).

@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "CCurlShim.h"
 
 CURLcode rangers_curl_easy_setopt_long(CURL *easy, CURLoption option, long value) {
@@ -69,4 +70,12 @@ unsigned int rangers_curl_runtime_version_number(void) {
 bool rangers_curl_runtime_supports_http2(void) {
     const curl_version_info_data *info = curl_version_info(CURLVERSION_NOW);
     return info != NULL && (info->features & CURL_VERSION_HTTP2) != 0;
+}
+
+void rangers_name_current_thread(const char *name) {
+#if defined(__linux__)
+    pthread_setname_np(pthread_self(), name);
+#elif defined(__APPLE__)
+    pthread_setname_np(name);
+#endif
 }

@@ -40,8 +40,14 @@ public struct AdventureSetup: Hashable, Codable, Sendable {
     /// `Adventure.init` makes them, and the store again before it keeps a setup.
     public func checkShape() throws(AdventureSetupError) {
         guard Self.partySizes.contains(party.count) else { throw .partySize(party.count) }
-        guard Self.tickIntervals.contains(tickInterval) else { throw .tickInterval(tickInterval) }
-        guard timeLimit >= tickInterval, timeLimit <= Self.longestTimeLimit else {
+        try Self.checkTimes(tickInterval: tickInterval, timeLimit: timeLimit)
+    }
+
+    /// The tick interval within `tickIntervals`, and a time limit of at least one
+    /// tick and at most `longestTimeLimit`: what a request to start one is checked for.
+    public static func checkTimes(tickInterval: Int, timeLimit: Int) throws(AdventureSetupError) {
+        guard tickIntervals.contains(tickInterval) else { throw .tickInterval(tickInterval) }
+        guard timeLimit >= tickInterval, timeLimit <= longestTimeLimit else {
             throw .timeLimit(timeLimit, tickInterval: tickInterval)
         }
     }

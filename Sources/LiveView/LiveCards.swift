@@ -57,7 +57,7 @@ struct LiveCardDirectory {
                   let hero = payload.attributes?.heroID,
                   cards.contains(where: { $0.key == LiveCard.memberKey(HeroID(hero)) }) else { return .none }
             return .card(LiveCard.memberKey(HeroID(hero)))
-        case .pushToTalk:
+        case .pushToTalk, .followerChannel:
             return .none
         }
     }
@@ -74,7 +74,9 @@ struct LiveCardDirectory {
 
     /// An activity the page had not heard of, as the store keeps it.
     mutating func learn(_ activity: LiveActivity) -> LiveCard? {
-        learn(hero: activity.hero, language: activity.locale, activity: activity.id)
+        // A follower's own activity (no hero) is no member's phone.
+        guard let hero = activity.hero else { return nil }
+        return learn(hero: hero, language: activity.locale, activity: activity.id)
     }
 
     func knows(_ activity: ActivityID) -> Bool { heroByActivity[activity] != nil }

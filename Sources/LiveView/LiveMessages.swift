@@ -73,7 +73,7 @@ enum LiveMessage {
             self.card = card
             targetKind = entry.target.kind.rawValue
             targetID = entry.target.id
-            token = String(entry.token.hex.prefix(8)) + "…"
+            token = String(entry.destination.description.prefix(8)) + "…"
             pushType = entry.pushType.rawValue
             priority = entry.priority.rawValue
             status = entry.status

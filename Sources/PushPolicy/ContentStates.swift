@@ -11,10 +11,11 @@ struct ContentStates {
     let strings: StringCatalog
     let startedAt: Int
 
-    func attributes(for hero: HeroID) -> AdventureAttributes {
+    /// A follower's activity (`hero` nil) has no hero of its own: `heroID` is empty.
+    func attributes(for hero: HeroID?) -> AdventureAttributes {
         AdventureAttributes(
             adventureID: adventureID,
-            heroID: hero.rawValue,
+            heroID: hero?.rawValue ?? "",
             routeName: routeName,
             party: adventure.heroes.map { HeroSummary(id: $0.id.rawValue, name: $0.name, avatar: $0.avatar) },
             bosses: adventure.bosses.map { BossSummary(id: $0.id.rawValue, name: $0.name, avatar: $0.avatar) },
@@ -22,12 +23,19 @@ struct ContentStates {
         )
     }
 
-    func contentState(_ state: AdventureState, for hero: HeroID, latest: LocalizedText, language: String)
+    /// For a follower (`hero` nil) `currentHealthLevel` is the whole party's:
+    /// the same state for every follower of a language, naming no hero of theirs.
+    func contentState(_ state: AdventureState, for hero: HeroID?, latest: LocalizedText, language: String)
         -> AdventureAttributes.ContentState
     {
-        let own = state.hero(hero)
+        let current: Double
+        if let hero {
+            current = state.hero(hero).map { level($0.health, $0.maxHealth) } ?? 0
+        } else {
+            current = (Self.partyHealth(state) * 1000).rounded() / 1000
+        }
         return AdventureAttributes.ContentState(
-            currentHealthLevel: own.map { level($0.health, $0.maxHealth) } ?? 0,
+            currentHealthLevel: current,
             eventDescription: strings.format(latest, language: language),
             heroes: state.heroes.map {
                 HeroStatus(id: $0.hero.rawValue, healthLevel: level($0.health, $0.maxHealth), isKnockedDown: $0.isKnockedDown)
@@ -37,6 +45,13 @@ struct ContentStates {
             latestEvent: EventText(key: latest.key, args: latest.args),
             potions: state.potions
         )
+    }
+
+    /// The party's health taken together, 0…1: what a follower's activity shows as its own.
+    static func partyHealth(_ state: AdventureState) -> Double {
+        let maxHealth = state.heroes.reduce(0) { $0 + $1.maxHealth }
+        guard maxHealth > 0 else { return 0 }
+        return Double(state.heroes.reduce(0) { $0 + $1.health }) / Double(maxHealth)
     }
 
     /// Health as 0…1 with three decimals: enough for any progress bar, and short JSON.

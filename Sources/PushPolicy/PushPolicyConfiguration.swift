@@ -50,6 +50,13 @@ public struct PushPolicyConfiguration: Hashable, Codable, Sendable {
         return problems
     }
 
+    /// The `dismissal-date` of an end decided at `end` (unix seconds).
+    public func dismissalDate(ofEndAt end: Int) -> Int { end + dismissalDelay }
+
+    /// The latest end whose dismissal date has passed at `now`: an activity ended
+    /// then has left every Lock Screen.
+    public func latestEndDismissed(by now: Int) -> Int { now - dismissalDelay }
+
     func budget(frequentUpdates: Bool) -> Int {
         frequentUpdates ? highPriorityPerHourWithFrequentUpdates : highPriorityPerHour
     }

@@ -38,9 +38,20 @@ public enum EventPattern: Hashable, Sendable, CustomStringConvertible {
 /// catalog and a sound from Content/Sounds.
 public enum AlertKind: String, Sendable, CaseIterable {
     case heroKnockedDown, bossDefeated, victory, defeat, timeLimitReached, adventureStarted
+    /// A follower's Live Activity started by push-to-start.
+    case following
 
     public var titleKey: String { "alert.\(rawValue).title" }
     public var bodyKey: String { "alert.\(rawValue).body" }
+
+    /// The party-wide alerts, which followers get too, with a body that says "the
+    /// party" rather than "your party"; nil for the others.
+    public var followerBodyKey: String? {
+        switch self {
+        case .bossDefeated, .victory, .defeat, .timeLimitReached: "alert.\(rawValue).followerBody"
+        case .heroKnockedDown, .adventureStarted, .following: nil
+        }
+    }
 
     public var sound: String {
         switch self {
@@ -48,7 +59,7 @@ public enum AlertKind: String, Sendable, CaseIterable {
         case .bossDefeated: "BossDefeated.caf"
         case .victory: "Victory.caf"
         case .defeat, .timeLimitReached: "Defeat.caf"
-        case .adventureStarted: "AdventureStart.caf"
+        case .adventureStarted, .following: "AdventureStart.caf"
         }
     }
 
@@ -58,7 +69,7 @@ public enum AlertKind: String, Sendable, CaseIterable {
         case .heroKnockedDown: (1, 1)
         case .bossDefeated: (1, 1)
         case .victory, .defeat, .timeLimitReached: (0, 1)
-        case .adventureStarted: (0, 2)
+        case .adventureStarted, .following: (0, 2)
         }
     }
 }
@@ -72,12 +83,14 @@ public struct PushRule: Sendable {
     /// Why, in words a game designer and the push log can show.
     public var why: String
 
-    public func applies(to event: GameEvent, hero: HeroID) -> Bool {
+    /// `hero` is the activity's own hero; nil for a follower's, who owns none and
+    /// so is among the "others" of every event.
+    public func applies(to event: GameEvent, hero: HeroID?) -> Bool {
         guard pattern.matches(event) else { return false }
         switch audience {
         case nil: return true
-        case .owner: return event.heroes.contains(hero)
-        case .others: return !event.heroes.contains(hero)
+        case .owner: return hero.map(event.heroes.contains) ?? false
+        case .others: return !(hero.map(event.heroes.contains) ?? false)
         }
     }
 }
@@ -139,7 +152,7 @@ extension PushRule {
     ]
 
     /// The most important rule that applies to any of `events` for `hero`'s activity, with its event.
-    static func mostImportant(of events: [GameEvent], for hero: HeroID) -> (rule: PushRule, event: GameEvent)? {
+    static func mostImportant(of events: [GameEvent], for hero: HeroID?) -> (rule: PushRule, event: GameEvent)? {
         for rule in table {
             if let event = events.last(where: { rule.applies(to: $0, hero: hero) }) { return (rule, event) }
         }

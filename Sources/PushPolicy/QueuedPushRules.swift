@@ -1,13 +1,16 @@
 /// What becomes of a decided push while it waits to be sent. The store applies
 /// these when it queues and claims pushes; the decisions are made here.
 public enum QueuedPushRules {
-    /// A push that a newer one to the same Live Activity makes pointless: a
-    /// routine update (no alert, not an end), since the phone shows only the newest
-    /// state. An alert must still be heard and an end must end the activity, so
-    /// neither is ever superseded; push-to-start and walkie-talkie pushes neither.
+    /// A push that a newer one to the same Live Activity (or followers' channel)
+    /// makes pointless: a routine update (no alert, not an end), since the phone
+    /// shows only the newest state. An alert must still be heard and an end must
+    /// end the activity, so neither is ever superseded; push-to-start and
+    /// walkie-talkie pushes neither.
     public static func isSupersedable(_ decision: PushDecision) -> Bool {
-        guard case .liveActivity = decision.target else { return false }
-        return !decision.hasAlert && !decision.isEnd
+        switch decision.target {
+        case .liveActivity, .followerChannel: !decision.hasAlert && !decision.isEnd
+        case .pushToStart: false
+        }
     }
 
     /// Why a supersedable push was not sent: a newer push to its activity was

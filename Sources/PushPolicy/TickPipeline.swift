@@ -25,27 +25,39 @@ public struct TickPipeline: Sendable {
     }
 
     /// Plays the tick after `state` with `commands` applied at its start, then decides
-    /// the push of each activity in `recipients` against `ledgers`.
+    /// the push of each activity in `recipients` against `ledgers`, and then the
+    /// followers' (`followerLedgers` holds each channel's budget; a follower's own
+    /// activity keeps its budget in `ledgers`, as a member's does).
     public func tick(_ state: AdventureState, commands: [Command], recipients: [LiveActivityRecipient],
-                     ledgers: [ActivityID: BudgetLedger]) throws -> TickOutcome {
+                     ledgers: [ActivityID: BudgetLedger], followers: Followers = .none,
+                     followerLedgers: [FollowerChannelID: BudgetLedger] = [:]) throws -> TickOutcome {
         let (after, events) = adventure.tick(state, commands: commands)
         var updated = ledgers
-        let decisions = try policy.pushes(after: events, state: after, recipients: recipients, ledgers: &updated)
-        return TickOutcome(state: after, events: events, decisions: decisions, ledgers: updated, before: ledgers)
+        var decisions = try policy.pushes(after: events, state: after, recipients: recipients, ledgers: &updated)
+        var channelLedgers = followerLedgers
+        if !followers.isEmpty {
+            decisions += try policy.followerPushes(after: events, state: after, followers: followers,
+                                                   activityLedgers: &updated, channelLedgers: &channelLedgers)
+        }
+        return TickOutcome(state: after, events: events, decisions: decisions, ledgers: updated, before: ledgers,
+                           channelLedgers: channelLedgers, channelsBefore: followerLedgers)
     }
 
     /// Plays from the start until the adventure ends (or through `lastTick`), each
     /// command at its tick, deciding every tick's pushes for the same `recipients`;
     /// `observe` sees each tick's outcome in order.
-    public func play(commands: [ScheduledCommand], recipients: [LiveActivityRecipient], through lastTick: Int = .max,
-                     observe: (TickOutcome) throws -> Void) throws {
+    public func play(commands: [ScheduledCommand], recipients: [LiveActivityRecipient], followers: Followers = .none,
+                     through lastTick: Int = .max, observe: (TickOutcome) throws -> Void) throws {
         let byTick = Dictionary(grouping: commands, by: \.tick).mapValues { $0.map(\.command) }
         var state = adventure.start()
         var ledgers: [ActivityID: BudgetLedger] = [:]
+        var channelLedgers: [FollowerChannelID: BudgetLedger] = [:]
         while state.isRunning, state.tick < lastTick {
-            let outcome = try tick(state, commands: byTick[state.tick + 1] ?? [], recipients: recipients, ledgers: ledgers)
+            let outcome = try tick(state, commands: byTick[state.tick + 1] ?? [], recipients: recipients, ledgers: ledgers,
+                                   followers: followers, followerLedgers: channelLedgers)
             state = outcome.state
             ledgers = outcome.ledgers
+            channelLedgers = outcome.channelLedgers
             try observe(outcome)
         }
     }
@@ -55,19 +67,26 @@ public struct TickPipeline: Sendable {
 public struct TickOutcome: Sendable {
     public var state: AdventureState
     public var events: [GameEvent]
-    /// At most one per activity, in the order of the recipients.
+    /// At most one per activity, in the order of the recipients; then at most one
+    /// per followers' channel and per follower's activity, in their order.
     public var decisions: [PushDecision]
     /// Every activity's budget after the tick.
     public var ledgers: [ActivityID: BudgetLedger]
     /// Only the budgets this tick changed: what needs writing back.
     public var spentLedgers: [ActivityID: BudgetLedger]
+    /// Every followers' channel's budget after the tick, and those the tick changed.
+    public var channelLedgers: [FollowerChannelID: BudgetLedger]
+    public var spentChannelLedgers: [FollowerChannelID: BudgetLedger]
 
     init(state: AdventureState, events: [GameEvent], decisions: [PushDecision], ledgers: [ActivityID: BudgetLedger],
-         before: [ActivityID: BudgetLedger]) {
+         before: [ActivityID: BudgetLedger], channelLedgers: [FollowerChannelID: BudgetLedger],
+         channelsBefore: [FollowerChannelID: BudgetLedger]) {
         self.state = state
         self.events = events
         self.decisions = decisions
         self.ledgers = ledgers
         spentLedgers = ledgers.filter { before[$0.key] != $0.value }
+        self.channelLedgers = channelLedgers
+        spentChannelLedgers = channelLedgers.filter { channelsBefore[$0.key] != $0.value }
     }
 }

@@ -69,10 +69,11 @@ public struct ReplayContent: Sendable {
         self.init(game: loaded.game, strings: loaded.strings, version: loaded.version)
     }
 
-    /// The session's own snapshot, checked as Content/ is checked at start.
+    /// The session's own snapshot, checked as Content/ is checked at start for what
+    /// a session plays again: the members' pushes (its catalog may predate followers').
     public init(snapshotOf session: SavedSession) throws(VerificationError) {
         do {
-            let (game, strings) = try session.content.load(requiring: PushPolicy.contentRequirements)
+            let (game, strings) = try session.content.load(requiring: PushPolicy.memberContentRequirements)
             self.init(game: game, strings: strings, version: session.content.version)
         } catch {
             throw .unplayable("its content snapshot does not load: \(error)")

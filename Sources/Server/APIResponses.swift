@@ -71,7 +71,8 @@ struct PartyView: Codable {
 struct ActivityView: Codable {
     var activityID: ActivityID
     var adventureID: AdventureID
-    var hero: HeroID
+    /// Absent for a follower's activity.
+    var hero: HeroID?
     var frequentPushesEnabled: Bool
     /// The catalog language its texts are written in.
     var language: String
@@ -169,6 +170,9 @@ struct AdventureView: Codable {
     var lastTick: Int
     var nextTickAt: Int?
     var endedAt: Int?
+    /// What players outside the party follow it with; absent for a private
+    /// adventure. Shown to its members and the game master, who share it.
+    var followCode: String?
     var state: StateView
 
     init(_ adventure: StoredAdventure, showSeed: Bool) {
@@ -186,6 +190,7 @@ struct AdventureView: Codable {
         lastTick = adventure.lastTick
         nextTickAt = adventure.nextTickAt
         endedAt = adventure.endedAt
+        followCode = adventure.followCode?.rawValue
         self.state = StateView(
             tick: state.tick, bossIndex: state.bossIndex,
             boss: BossView(boss: state.boss.boss, rank: state.boss.rank, health: state.boss.health,
@@ -262,6 +267,33 @@ struct PushesView: Codable {
 
     var adventureID: AdventureID
     var pushes: [Entry]
+}
+
+/// What a follower gets: the channel to listen on (iOS 18) with what its Live
+/// Activity starts with, or word of the push-to-start that starts it.
+struct FollowingView: Codable {
+    struct ChannelView: Codable {
+        /// For `Activity.request(…, pushType: .channel(id))`.
+        var id: BroadcastChannelID
+        /// APNs' `message-storage-policy`: 1 keeps the newest broadcast for a device
+        /// that starts listening or comes back later, 0 keeps nothing.
+        var messageStoragePolicy: Int
+    }
+
+    var adventureID: AdventureID
+    var player: PlayerID
+    var delivery: FollowerDelivery
+    /// The catalog language of every text the follower gets.
+    var language: String
+    var channel: ChannelView?
+    /// With a channel: the activity's attributes (no hero of its own) and the
+    /// party's state now, for `ActivityContent(state:staleDate:)`.
+    var attributes: AdventureAttributes?
+    var contentState: AdventureAttributes.ContentState?
+    var staleDate: Date?
+    /// Per token: whether this follow queued the push-to-start (again while the
+    /// follower's activity has not registered its token).
+    var pushToStartQueued: Bool?
 }
 
 struct HealthView: Codable {

@@ -28,6 +28,10 @@ public struct ServerResources: Sendable {
     /// Signs live-page links when no secret is configured: made for this process,
     /// so its links end with it.
     let processLiveLinkSigner = LiveLinkSigner.generated()
+    /// The followers' broadcast channels on APNs: give it the APNs client
+    /// (`followerChannels.use(client)`) and the API makes a channel for a first
+    /// follower, the dispatcher broadcasts and the `ChannelKeeper` looks after them.
+    public let followerChannels: FollowerChannels
 
     public init(store: any RangersStore, content: LoadedContent, metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
                 now: @escaping @Sendable () -> Date = Date.init) {
@@ -36,6 +40,7 @@ public struct ServerResources: Sendable {
         self.metrics = metrics
         self.now = now
         deliveryHealth = DeliveryHealth(now: now())
+        followerChannels = FollowerChannels(store: store, now: now, metrics: PrometheusMetricsFactory(registry: metrics))
     }
 
     /// Validates the configuration, loads and checks the content (as `rangers
@@ -91,12 +96,15 @@ public func buildApplication(_ configuration: ServerConfiguration, resources: Se
 /// The router with every route, for the application and for the test that holds
 /// the routes against the OpenAPI document.
 public func buildRouter(_ configuration: ServerConfiguration, resources: ServerResources) -> Router<BasicRequestContext> {
-    let router = Router(context: BasicRequestContext.self)
+    // Every GET answers HEAD too, as HTTP asks of a server.
+    let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
     // Metrics outermost, so they record the status the error middleware chose.
     router.add(middleware: HTTPMetricsMiddleware(registry: resources.metrics))
     router.add(middleware: JSONErrorMiddleware())
     let api = RangersAPI(configuration: configuration, resources: resources)
     api.registerRoutes(on: router)
+    // After the routes: it sees only what none of them took (a wrong method, an unknown path).
+    router.add(middleware: UnroutedRequestMiddleware(routes: RouteTable(router.routes)))
     return router
 }
 
@@ -113,6 +121,10 @@ struct RangersAPI: Sendable {
     let deliveryHealth: DeliveryHealth
     let adventuresHeld: AdventuresHeld
     let liveLinks: LiveLinkSigner
+    let followerChannels: FollowerChannels
+    /// Request bodies' decoder: it knows the content's heroes and routes, which
+    /// the fields that name one are checked against.
+    let decoder: JSONDecoder
 
     init(configuration: ServerConfiguration, resources: ServerResources) {
         self.configuration = configuration
@@ -123,31 +135,12 @@ struct RangersAPI: Sendable {
         deliveryHealth = resources.deliveryHealth
         adventuresHeld = resources.adventuresHeld
         liveLinks = configuration.liveLinkSecret.map(LiveLinkSigner.init(secret:)) ?? resources.processLiveLinkSigner
+        followerChannels = resources.followerChannels
         auth = Authenticator(store: resources.store, gameMasterKey: configuration.gameMasterKey)
+        decoder = JSONCoding.requestDecoder(knowing: ContentVocabulary(resources.content.game))
     }
 
     func body<Body: Decodable>(_ type: Body.Type, _ request: Request) async throws -> Body {
-        try await JSONCoding.decode(type, from: request, limit: configuration.maximumRequestBodyBytes)
+        try await JSONCoding.decode(type, from: request, limit: configuration.maximumRequestBodyBytes, with: decoder)
     }
-
-    /// A push token as the app sends it (hex), refused with the reason otherwise.
-    func pushToken(_ hex: String) throws -> PushToken {
-        do {
-            return try PushToken(hex: hex)
-        } catch {
-            throw APIError.invalidPushToken(error.description)
-        }
-    }
-
-    func catalogLanguage(_ locale: String) throws -> String {
-        guard let language = CatalogLanguage.forLocale(locale) else {
-            throw APIError.invalid("'locale' must be a language tag like 'en-US', 'vi-VN' or 'zh-Hans-CN'")
-        }
-        return language
-    }
-}
-
-extension Parameters {
-    /// A path parameter the route template guarantees.
-    func id(_ name: String) throws -> String { try require(name) }
 }

@@ -2,8 +2,10 @@ import APNs
 import Prometheus
 import ServiceLifecycle
 
-/// The ticker, the dispatcher and the audio retention over the application's
-/// store, content and clock, to pass as `buildApplication(_:resources:services:)`'s `services`.
+/// The ticker, the dispatcher, the followers' channel keeper and the audio
+/// retention over the application's store, content and clock, to pass as
+/// `buildApplication(_:resources:services:)`'s `services`. Broadcasts and
+/// channels go through `resources.followerChannels` (give it the APNs client).
 ///
 /// The order matters: a service group stops its services in reverse order, each
 /// after the one before has finished. With the dispatcher first, a SIGTERM stops
@@ -15,8 +17,9 @@ public func backgroundServices(
 ) -> [any Service] {
     [
         AudioRetention(store: resources.store, retention: configuration.pushToTalk.audioRetention, now: resources.now),
-        Dispatcher(store: resources.store, client: apns, settings: dispatcher, now: resources.now,
-                   metrics: resources.metricsFactory, health: resources.deliveryHealth),
+        ChannelKeeper(channels: resources.followerChannels, configuration: configuration, now: resources.now),
+        Dispatcher(store: resources.store, client: apns, channels: resources.followerChannels, settings: dispatcher,
+                   now: resources.now, metrics: resources.metricsFactory, health: resources.deliveryHealth),
         Ticker(store: resources.store, content: resources.content, policy: configuration.pushPolicy,
                bundleID: configuration.bundleID, settings: ticker, now: resources.now,
                metrics: resources.metricsFactory, held: resources.adventuresHeld),

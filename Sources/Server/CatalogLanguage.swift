@@ -9,14 +9,16 @@ enum CatalogLanguage {
     static let fallback = "en"
     static let longestLocale = StoredValueLimits.longestLocale
 
-    /// Nil when `locale` is not shaped like a language tag at all.
+    /// Nil when `locale` is not a language tag: 2–3 letters of language, then
+    /// subtags of 1–8 letters or digits after a dash or an underscore, at most
+    /// `longestLocale` characters in all. The `Locale` schema of openapi.yaml
+    /// says the same (a test holds the two together).
     static func forLocale(_ locale: String) -> String? {
-        guard (1...longestLocale).contains(locale.utf8.count),
-              locale.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") })
+        guard locale.utf8.count <= longestLocale, locale.unicodeScalars.allSatisfy(\.isASCII),
+              locale.wholeMatch(of: /[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8})*/) != nil
         else { return nil }
         let subtags = locale.lowercased().split(whereSeparator: { $0 == "-" || $0 == "_" }).map(String.init)
-        guard let language = subtags.first, (2...3).contains(language.count), language.allSatisfy(\.isLetter) else { return nil }
-        switch language {
+        switch subtags[0] {
         case "zh":
             // Simplified is the only Chinese the catalog has. Traditional (an explicit
             // Hant script, or a region that writes it) reads better in English than in
@@ -24,7 +26,7 @@ enum CatalogLanguage {
             if subtags.contains("hans") { return "zh-Hans" }
             if subtags.contains("hant") || subtags.contains(where: { ["tw", "hk", "mo"].contains($0) }) { return fallback }
             return "zh-Hans"
-        default:
+        case let language:
             return StringCatalog.requiredLanguages.first { $0.lowercased() == language } ?? fallback
         }
     }

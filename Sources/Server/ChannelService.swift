@@ -26,7 +26,7 @@ public final class DeliveryHealth: @unchecked Sendable {
 
     func record(_ outcome: PushOutcome, at now: Date) {
         switch outcome {
-        case .delivered, .tokenInvalid: set(.available, at: now)
+        case .delivered, .tokenInvalid, .channelGone: set(.available, at: now)
         // With a status APNs answered; without one the request never left (a bad
         // push type, say), which tells nothing about APNs.
         case .rejected(let status, _, _, _): if status != nil { set(.available, at: now) }
@@ -79,7 +79,6 @@ public struct AudioRetention: Service {
 
     @discardableResult
     public func deleteExpiredAudio() async throws -> Int {
-        let seconds = Double(retention.components.seconds) + Double(retention.components.attoseconds) / 1e18
-        return try await store.deleteAudio(recordedBefore: now().addingTimeInterval(-seconds), at: now())
+        try await store.deleteAudio(recordedBefore: now().addingTimeInterval(-retention.seconds), at: now())
     }
 }

@@ -60,17 +60,20 @@ public struct Dispatcher: Service {
 
     private let store: any RangersStore
     private let client: any PushSender
+    /// Where broadcasts to followers' channels go; without one they are refused.
+    private let channels: FollowerChannels?
     private let settings: Settings
     private let now: @Sendable () -> Date
     private let logger: Logger
     private let metrics: any MetricsFactory
     private let health: DeliveryHealth
 
-    public init(store: any RangersStore, client: any PushSender, settings: Settings = Settings(),
+    public init(store: any RangersStore, client: any PushSender, channels: FollowerChannels? = nil, settings: Settings = Settings(),
                 now: @escaping @Sendable () -> Date = Date.init, logger: Logger = Logger(label: "rangers.dispatcher"),
                 metrics: any MetricsFactory = MetricsSystem.factory, health: DeliveryHealth = DeliveryHealth()) {
         self.store = store
         self.client = client
+        self.channels = channels
         self.settings = settings
         self.now = now
         self.logger = logger
@@ -211,6 +214,7 @@ public struct Dispatcher: Service {
         let outcome = switch result.outcome {
         case .delivered: "delivered"
         case .tokenInvalid: "tokenInvalid"
+        case .channelGone: "channelGone"
         case .retryLater: "retryLater"
         case .rejected: "rejected"
         }
@@ -231,8 +235,15 @@ public struct Dispatcher: Service {
     /// Sends one claimed push; nil when the send was cancelled, leaving the row
     /// `sending` for the next start to send again.
     func deliver(_ push: ClaimedPush) async -> PushResult? {
+        switch push.destination {
+        case .device(let token): await deliver(push, to: token)
+        case .channel(let channel): await broadcast(push, to: channel)
+        }
+    }
+
+    private func deliver(_ push: ClaimedPush, to token: PushToken) async -> PushResult? {
         let message = push.message
-        let request = APNsRequest(deviceToken: push.token.hex, pushType: message.pushType, topic: message.topic,
+        let request = APNsRequest(deviceToken: token.hex, pushType: message.pushType, topic: message.topic,
                                   priority: message.priority.rawValue, expiration: message.expiration,
                                   payload: message.payload)
         let delivery: APNsDelivery
@@ -257,12 +268,55 @@ public struct Dispatcher: Service {
             return PushResult(push, .rejected(status: status, reason: reason.description, apnsID: apnsID,
                                               attempts: attempts))
         case .retryLater(let reason):
-            guard push.attempts < settings.maximumClaims else {
-                return PushResult(push, .rejected(status: status, reason: "gave up after \(attempts) attempts: \(reason)",
-                                                  apnsID: apnsID, attempts: attempts))
-            }
-            let wait = min(settings.longestRetryWait, settings.firstRetryWait * pow(2, Double(push.attempts - 1)))
-            return PushResult(push, .retryLater(at: now().addingTimeInterval(wait), reason: reason.description))
+            return retry(push, status: status, reason: reason, apnsID: apnsID, attempts: attempts)
         }
+    }
+
+    /// Sends a broadcast to the channel its followers' channel has on APNs.
+    private func broadcast(_ push: ClaimedPush, to channel: BroadcastChannelID) async -> PushResult? {
+        let message = push.message
+        guard let sender = channels?.channelSender else {
+            return PushResult(push, .rejected(status: nil, reason: "not sent: no broadcast channel sender is configured"))
+        }
+        guard let bundleID = message.topic.bundleID(of: .liveactivity) else {
+            return PushResult(push, .rejected(status: nil, reason: "not sent: topic \(message.topic) is not a Live Activity topic"))
+        }
+        let answer: APNsChannelAnswer<Void>
+        do {
+            answer = try await sender.broadcast(APNsBroadcastRequest(
+                channelID: channel, bundleID: bundleID, priority: message.priority.rawValue, expiration: message.expiration,
+                payload: message.payload))
+        } catch let error as APNsChannelRequestError {
+            return PushResult(push, .rejected(status: nil, reason: "not sent: \(error)"))
+        } catch {
+            return nil
+        }
+        let attempts = push.attempts - 1 + answer.attempts
+        let status = answer.response?.status
+        let requestID = answer.response?.requestID
+        switch answer.outcome {
+        case .succeeded:
+            return PushResult(push, .delivered(apnsID: requestID, status: status ?? 200, attempts: attempts))
+        case .channelGone(let reason):
+            return PushResult(push, .channelGone(status: status ?? 400, reason: reason.description, apnsID: requestID,
+                                                 attempts: attempts))
+        case .rejected(let reason):
+            return PushResult(push, .rejected(status: status, reason: reason.description, apnsID: requestID, attempts: attempts))
+        case .channelLimitReached:
+            return PushResult(push, .rejected(status: status, reason: "CannotCreateChannelConfig", apnsID: requestID,
+                                              attempts: attempts))
+        case .retryLater(let reason):
+            return retry(push, status: status, reason: reason, apnsID: requestID, attempts: attempts)
+        }
+    }
+
+    /// Claimed again later with backoff, or given up after `maximumClaims` claims.
+    private func retry(_ push: ClaimedPush, status: Int?, reason: APNsReason, apnsID: String?, attempts: Int) -> PushResult {
+        guard push.attempts < settings.maximumClaims else {
+            return PushResult(push, .rejected(status: status, reason: "gave up after \(attempts) attempts: \(reason)",
+                                              apnsID: apnsID, attempts: attempts))
+        }
+        let wait = min(settings.longestRetryWait, settings.firstRetryWait * pow(2, Double(push.attempts - 1)))
+        return PushResult(push, .retryLater(at: now().addingTimeInterval(wait), reason: reason.description))
     }
 }

@@ -12,15 +12,20 @@ enum JSONCoding {
         return encoder
     }()
 
-    static let decoder: JSONDecoder = {
+    /// A decoder for request bodies whose checked fields (see RequestFields.swift)
+    /// know the content's heroes and routes.
+    static func requestDecoder(knowing vocabulary: ContentVocabulary) -> JSONDecoder {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
+        decoder.userInfo[ContentVocabulary.userInfoKey] = vocabulary
         return decoder
-    }()
+    }
 
     /// Reads at most `limit` bytes of the body and decodes it. A declared length
-    /// over the limit is refused before anything is read.
-    static func decode<Body: Decodable>(_ type: Body.Type, from request: Request, limit: Int) async throws -> Body {
+    /// over the limit is refused before anything is read; a body that is not a
+    /// JSON object is `malformedJSON`, a field it cannot take `invalidField`.
+    static func decode<Body: Decodable>(_ type: Body.Type, from request: Request, limit: Int,
+                                        with decoder: JSONDecoder) async throws -> Body {
         let data = try await body(of: request, limit: limit)
         guard !data.isEmpty else { throw APIError.malformedJSON("the request needs a JSON object as its body") }
         do {

@@ -17,7 +17,7 @@ extension RangersAPI {
         let body = try await body(StartAdventureRequest.self, request)
         let roster = try await store.members(of: body.partyID).map(\.member)
         let setup = AdventureSetup(route: body.route, party: roster, tickInterval: body.tickInterval,
-                                   timeLimit: body.timeLimit ?? AdventureSetup.longestTimeLimit,
+                                   timeLimit: body.timeLimit,
                                    seed: body.seed ?? UInt64.random(in: .min ... .max))
         let id = AdventureID.random()
         let startedAt = Int(now().timeIntervalSince1970)
@@ -26,7 +26,9 @@ extension RangersAPI {
             pipeline = try TickPipeline(adventureID: id, setup: setup, startedAt: startedAt, content: content.game,
                                         strings: content.strings, configuration: configuration.pushPolicy)
         } catch let error as AdventureSetupError {
-            throw APIError(error)
+            // The request's own fields were checked as it was read: what is left is
+            // the party as it is now (nobody in it, a hero the content lost).
+            throw APIError(.conflict, "invalidAdventureSetup", error.description)
         }
         let devices = try await store.pushToStartDevices(of: roster)
         // One decision per recipient, in order: zip pairs each with its device.
@@ -36,15 +38,16 @@ extension RangersAPI {
         }
         let stored = try await store.startAdventure(id: id, party: body.partyID, setup: setup, state: state,
                                                     startedAt: startedAt, contentVersion: content.version,
+                                                    followCode: body.followable == true ? .random() : nil,
                                                     outbox: outbox, at: now())
         return try JSONCoding.response(AdventureView(stored, showSeed: true), status: .created)
     }
 
     /// Queues the end; the ticker applies it at the next tick, so the end is in the
     /// event log like any command and a replay reproduces it.
-    func endAdventure(_ request: Request, id: String) async throws -> Response {
+    func endAdventure(_ request: Request, id: PathParameter<AdventureID>) async throws -> Response {
         try auth.gameMaster(request)
-        let adventure = AdventureID(id)
+        let adventure = try id.checked()
         let queued = try await store.endAdventureRequested(adventure, at: now())
         return try JSONCoding.response(QueuedCommandView(queued, adventure: adventure), status: .accepted)
     }
@@ -59,15 +62,15 @@ extension RangersAPI {
 
     /// Queues a potion for the next tick. The ticker applies it; whether a potion
     /// is left is the game's to decide then, and shows in the event log.
-    func usePotion(_ request: Request, adventure id: String) async throws -> Response {
+    func usePotion(_ request: Request, adventure id: PathParameter<AdventureID>) async throws -> Response {
         let player = try await auth.player(request)
         let body = try await body(UsePotionRequest.self, request)
-        let adventure = try await store.adventure(AdventureID(id))
+        let adventure = try await store.adventure(try id.checked())
         guard adventure.setup.party.contains(where: { $0.player == player.id }) else {
             throw APIError.forbidden("you have no hero in adventure \(adventure.id)")
         }
         guard adventure.setup.party.contains(where: { $0.hero == body.hero }) else {
-            throw APIError(.badRequest, "heroNotInAdventure", "hero '\(body.hero)' is not in adventure \(adventure.id)")
+            throw APIError(.conflict, "heroNotInAdventure", "hero '\(body.hero)' is not in adventure \(adventure.id)")
         }
         let queued = try await store.enqueueCommand(.usePotion(player: player.id, hero: body.hero), for: adventure.id,
                                                     receivedAt: now())
@@ -76,13 +79,13 @@ extension RangersAPI {
 
     // MARK: - Read
 
-    func adventure(_ request: Request, id: String) async throws -> Response {
+    func adventure(_ request: Request, id: PathParameter<AdventureID>) async throws -> Response {
         let (adventure, caller) = try await readableAdventure(request, id: id)
         let isGameMaster = if case .gameMaster = caller { true } else { false }
         return try JSONCoding.response(AdventureView(adventure, showSeed: isGameMaster))
     }
 
-    func events(_ request: Request, adventure id: String) async throws -> Response {
+    func events(_ request: Request, adventure id: PathParameter<AdventureID>) async throws -> Response {
         let (adventure, _) = try await readableAdventure(request, id: id)
         let events = try await store.events(of: adventure.id)
         let tickInterval = adventure.setup.tickInterval
@@ -92,7 +95,7 @@ extension RangersAPI {
         }))
     }
 
-    func pushes(_ request: Request, adventure id: String) async throws -> Response {
+    func pushes(_ request: Request, adventure id: PathParameter<AdventureID>) async throws -> Response {
         let (adventure, _) = try await readableAdventure(request, id: id)
         let log = try await store.pushLog(of: adventure.id)
         return try JSONCoding.response(PushesView(adventureID: adventure.id, pushes: log.map(PushesView.Entry.init)))
@@ -100,9 +103,9 @@ extension RangersAPI {
 
     /// The adventure, if the caller may read it: the game master, a player with a
     /// hero in it, or a current member of its party.
-    func readableAdventure(_ request: Request, id: String) async throws -> (StoredAdventure, Caller) {
+    func readableAdventure(_ request: Request, id: PathParameter<AdventureID>) async throws -> (StoredAdventure, Caller) {
         let caller = try await auth.playerOrGameMaster(request)
-        let adventure = try await store.adventure(AdventureID(id))
+        let adventure = try await store.adventure(try id.checked())
         if case .player(let player) = caller {
             try await requireReader(player.id, of: adventure)
         }

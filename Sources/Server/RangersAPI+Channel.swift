@@ -11,28 +11,27 @@ import Wire
 /// token the system gave it, uploads what its player recorded, and fetches what
 /// the others recorded when a `pushtotalk` push says there is something new.
 extension RangersAPI {
-    func channel(_ request: Request, party id: String) async throws -> Response {
+    func channel(_ request: Request, party id: PathParameter<PartyID>) async throws -> Response {
         let player = try await auth.player(request)
-        let party = try await memberParty(PartyID(id), player: player)
+        let party = try await memberParty(try id.checked(), player: player)
         return try JSONCoding.response(try await channelView(party, try await store.channel(of: party.id, at: now())))
     }
 
     /// Joins, or replaces the token of a member who had joined: the system hands
     /// out a new token whenever the app joins again.
-    func joinChannel(_ request: Request, party id: String) async throws -> Response {
+    func joinChannel(_ request: Request, party id: PathParameter<PartyID>) async throws -> Response {
         let player = try await auth.player(request)
-        let party = try await memberParty(PartyID(id), player: player)
+        let party = try await memberParty(try id.checked(), player: player)
         let body = try await body(JoinChannelRequest.self, request)
-        let token = try pushToken(body.pushToken)
         let channel = try await store.channel(of: party.id, at: now())
-        try await store.joinChannel(channel.id, player: player.id, token: token, at: now())
+        try await store.joinChannel(channel.id, player: player.id, token: body.pushToken, at: now())
         return try JSONCoding.response(try await channelView(party, channel))
     }
 
     /// The app left by itself (its user tapped Leave): no push, the token is dropped.
-    func leaveChannel(_ request: Request, party id: String) async throws -> Response {
+    func leaveChannel(_ request: Request, party id: PathParameter<PartyID>) async throws -> Response {
         let player = try await auth.player(request)
-        let party = try await memberParty(PartyID(id), player: player)
+        let party = try await memberParty(try id.checked(), player: player)
         let channel = try await store.channel(of: party.id, at: now())
         try await store.leaveChannel(channel.id, player: player.id, at: now())
         return Response(status: .noContent)
@@ -42,9 +41,9 @@ extension RangersAPI {
     /// member listening, in one transaction. The body is the audio itself, its
     /// `Content-Type` one of the allowed audio types, its length in
     /// `?durationMilliseconds=`.
-    func uploadTransmission(_ request: Request, party id: String) async throws -> Response {
+    func uploadTransmission(_ request: Request, party id: PathParameter<PartyID>) async throws -> Response {
         let player = try await auth.player(request)
-        let party = try await memberParty(PartyID(id), player: player)
+        let party = try await memberParty(try id.checked(), player: player)
         let settings = configuration.pushToTalk
         let contentType = request.headers[.contentType]?.split(separator: ";").first
             .map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
@@ -53,12 +52,14 @@ extension RangersAPI {
                            "the audio's Content-Type must be one of \(settings.audioContentTypes.sorted().joined(separator: ", "))")
         }
         let longest = Int(settings.longestTransmission.components.seconds) * 1000
-        guard let text = request.uri.queryParameters["durationMilliseconds"], let duration = Int(text),
-              (1...longest).contains(duration) else {
-            throw APIError.invalid("'durationMilliseconds' must be the message's length, 1…\(longest)")
+        guard let text = request.uri.queryParameters["durationMilliseconds"] else {
+            throw APIError.invalidField("durationMilliseconds", "is missing: the query gives the message's length in milliseconds")
+        }
+        guard let duration = Int(text), (1...longest).contains(duration) else {
+            throw APIError.invalidField("durationMilliseconds", "must be the message's length in milliseconds, 1…\(longest)")
         }
         let audio = try await JSONCoding.body(of: request, limit: settings.maximumAudioBytes)
-        guard !audio.isEmpty else { throw APIError.invalid("the body must be the recorded audio") }
+        guard !audio.isEmpty else { throw APIError(.badRequest, "invalidInput", "the body must be the recorded audio") }
 
         let channel = try await store.channel(of: party.id, at: now())
         let hero = try await store.membership(of: player.id, in: party.id)?.hero
@@ -88,10 +89,12 @@ extension RangersAPI {
     }
 
     /// A recorded message's audio, for members of the party.
-    func transmissionAudio(_ request: Request, party id: String, transmission: String) async throws -> Response {
+    func transmissionAudio(_ request: Request, party id: PathParameter<PartyID>,
+                           transmission: PathParameter<TransmissionID>) async throws -> Response {
         let player = try await auth.player(request)
-        let party = try await memberParty(PartyID(id), player: player)
-        let found = try await store.transmission(TransmissionID(transmission), for: player.id)
+        let party = try await memberParty(try id.checked(), player: player)
+        let transmission = try transmission.checked()
+        let found = try await store.transmission(transmission, for: player.id)
         guard found.channel == (try await store.channel(of: party.id, at: now())).id else {
             throw APIError(.notFound, "notFound", "no transmission \(transmission) in this party's channel")
         }
@@ -104,9 +107,9 @@ extension RangersAPI {
 
     /// The game master closes the party's channel: every member still listening
     /// gets a push telling their app to leave, then their token is dropped.
-    func closeChannel(_ request: Request, party id: String) async throws -> Response {
+    func closeChannel(_ request: Request, party id: PathParameter<PartyID>) async throws -> Response {
         try auth.gameMaster(request)
-        let party = try await store.party(PartyID(id))
+        let party = try await store.party(try id.checked())
         let channel = try await store.channel(of: party.id, at: now())
         let bundleID = configuration.bundleID
         try await store.closeChannel(channel.id, at: now()) { member in
@@ -139,11 +142,6 @@ extension RangersAPI {
         MetricNameDescriptor(namespace: "rangers", subsystem: "ptt", metricName: "transmissions", unitName: "total",
                              helpText: "Push To Talk messages stored and announced, by audio type")
     }
-}
-
-struct JoinChannelRequest: Decodable {
-    /// The ephemeral Push To Talk token, hex; its length varies.
-    var pushToken: String
 }
 
 struct ServiceStatusView: Codable {

@@ -11,6 +11,21 @@ import Vocabulary
 /// `POST /v1/adventures/{id}/live-links`: how long the link should last.
 struct CreateLiveLinkRequest: Decodable {
     var expiresInSeconds: Int?
+
+    private enum CodingKeys: String, CodingKey { case expiresInSeconds }
+
+    // May be left out, not null, as the document says; the range is the link's.
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        guard container.contains(.expiresInSeconds) else { return }
+        let seconds = try container.decode(Checked<WholeNumber<Int>>.self, forKey: .expiresInSeconds).wrappedValue
+        let range = LiveLinkGrant.lifetimes
+        guard range.contains(seconds) else {
+            throw DecodingError.dataCorruptedError(forKey: .expiresInSeconds, in: container,
+                                                   debugDescription: "must be \(range.lowerBound)…\(range.upperBound), not \(seconds)")
+        }
+        expiresInSeconds = seconds
+    }
 }
 
 struct LiveLinkView: Encodable {
@@ -26,7 +41,7 @@ extension RangersAPI {
     /// A signed link to the adventure's live page, for the game master or a member:
     /// a browser opening a page cannot send the bearer key, so the link carries a
     /// token that proves who asked, for which adventure, until when.
-    func createLiveLink(_ request: Request, adventure id: String) async throws -> Response {
+    func createLiveLink(_ request: Request, adventure id: PathParameter<AdventureID>) async throws -> Response {
         let (adventure, caller) = try await readableAdventure(request, id: id)
         let lifetime = try await liveLinkLifetime(request)
         let expiresAt = Int(now().timeIntervalSince1970) + lifetime
@@ -42,7 +57,7 @@ extension RangersAPI {
     }
 
     /// The page: a frame its stream fills. Shows nothing without a valid link.
-    func livePage(_ request: Request, adventure id: String) async throws -> Response {
+    func livePage(_ request: Request, adventure id: PathParameter<AdventureID>) async throws -> Response {
         let (grant, token) = try await liveGrant(request, adventure: id)
         let html = LivePage.html(adventure: grant.adventure,
                                  streamURL: "\(Self.pathSegment(grant.adventure.rawValue))/events?token=\(token)")
@@ -56,13 +71,13 @@ extension RangersAPI {
     /// (`Last-Event-ID`, or `lastEventId` in the query when the page reconnects by
     /// hand), until the link expires, the browser leaves or the server stops; with
     /// `follow=false`, only what there is now.
-    func liveEvents(_ request: Request, context: some RequestContext, adventure id: String) async throws -> Response {
+    func liveEvents(_ request: Request, context: some RequestContext, adventure id: PathParameter<AdventureID>) async throws -> Response {
         let (grant, _) = try await liveGrant(request, adventure: id)
         let presented = request.headers[Self.lastEventID] ?? request.uri.queryParameters["lastEventId"].map(String.init)
         let cursor: LiveCursor
         if let presented, !presented.isEmpty {
             guard let parsed = LiveCursor(presented) else {
-                throw APIError.invalid("the last event id '\(presented.prefix(60))' is not one this server sent")
+                throw APIError.invalidField("lastEventId", "'\(presented.prefix(60))' is not an event id this server sent")
             }
             cursor = parsed
         } else {
@@ -72,7 +87,7 @@ extension RangersAPI {
         switch request.uri.queryParameters["follow"].map(String.init) {
         case nil, "true": follow = true
         case "false": follow = false
-        case let other?: throw APIError.invalid("'follow' must be true or false, not '\(other.prefix(20))'")
+        case let other?: throw APIError.invalidField("follow", "must be true or false, not '\(other.prefix(20))'")
         }
         let stream = LiveStream(store: store, content: content, adventure: grant.adventure, linkExpiresAt: grant.expiresAt,
                                 now: now)
@@ -105,13 +120,14 @@ extension RangersAPI {
     /// expired token is a 401, a link to another adventure a 403, and so is a
     /// player's link once they are no longer in the party. The token comes back
     /// for the page's own stream.
-    private func liveGrant(_ request: Request, adventure id: String) async throws -> (LiveLinkGrant, String) {
+    private func liveGrant(_ request: Request, adventure id: PathParameter<AdventureID>) async throws -> (LiveLinkGrant, String) {
         guard let token = request.uri.queryParameters["token"].map(String.init), !token.isEmpty else {
             throw APIError.unauthorized("open the live page with a link from POST /v1/adventures/{id}/live-links")
         }
+        let adventure = try id.checked()
         let grant: LiveLinkGrant
         do {
-            grant = try liveLinks.grant(from: token, for: AdventureID(id), at: Int(now().timeIntervalSince1970))
+            grant = try liveLinks.grant(from: token, for: adventure, at: Int(now().timeIntervalSince1970))
         } catch .otherAdventure {
             throw APIError.forbidden(LiveLinkRefusal.otherAdventure.description)
         } catch {
@@ -128,16 +144,11 @@ extension RangersAPI {
         guard !body.isEmpty else { return LiveLinkGrant.defaultLifetime }
         let asked: CreateLiveLinkRequest
         do {
-            asked = try JSONCoding.decoder.decode(CreateLiveLinkRequest.self, from: body)
+            asked = try decoder.decode(CreateLiveLinkRequest.self, from: body)
         } catch let error as DecodingError {
             throw APIError(error)
         }
-        guard let seconds = asked.expiresInSeconds else { return LiveLinkGrant.defaultLifetime }
-        let range = LiveLinkGrant.lifetimes
-        guard range.contains(seconds) else {
-            throw APIError.invalid("'expiresInSeconds' must be \(range.lowerBound)…\(range.upperBound), not \(seconds)")
-        }
-        return seconds
+        return asked.expiresInSeconds ?? LiveLinkGrant.defaultLifetime
     }
 
     private func origin(of request: Request) -> String {

@@ -4,9 +4,6 @@ import Store
 import Vocabulary
 
 extension RangersAPI {
-    /// A player picks from the content's heroes; a longer list than that is not a choice.
-    static let longestHeroList = 32
-
     // MARK: - Players
 
     func createPlayer(_ request: Request) async throws -> Response {
@@ -26,12 +23,6 @@ extension RangersAPI {
     func pickHeroes(_ request: Request) async throws -> Response {
         let player = try await auth.player(request)
         let body = try await body(PickHeroesRequest.self, request)
-        guard body.heroes.count <= Self.longestHeroList else {
-            throw APIError.invalid("pick at most \(Self.longestHeroList) heroes, not \(body.heroes.count)")
-        }
-        if let unknown = body.heroes.first(where: { content.game.hero($0) == nil }) {
-            throw APIError(.badRequest, "unknownHero", "there is no hero '\(unknown)'")
-        }
         let heroes = try await store.pickHeroes(body.heroes, for: player.id)
         return try JSONCoding.response(HeroesView(heroes: heroes))
     }
@@ -48,19 +39,19 @@ extension RangersAPI {
     func joinParty(_ request: Request) async throws -> Response {
         let player = try await auth.player(request)
         let body = try await body(JoinPartyRequest.self, request)
-        let membership = try await store.joinParty(inviteCode: body.inviteCode, player: player.id, hero: body.hero, at: now())
+        let membership = try await store.joinParty(inviteCode: body.inviteCode.rawValue, player: player.id, hero: body.hero, at: now())
         return try JSONCoding.response(try await partyView(try await store.party(membership.party)))
     }
 
-    func party(_ request: Request, id: String) async throws -> Response {
+    func party(_ request: Request, id: PathParameter<PartyID>) async throws -> Response {
         let player = try await auth.player(request)
-        let party = try await memberParty(PartyID(id), player: player)
+        let party = try await memberParty(try id.checked(), player: player)
         return try JSONCoding.response(try await partyView(party))
     }
 
-    func leaveParty(_ request: Request, id: String) async throws -> Response {
+    func leaveParty(_ request: Request, id: PathParameter<PartyID>) async throws -> Response {
         let player = try await auth.player(request)
-        let party = try await memberParty(PartyID(id), player: player)
+        let party = try await memberParty(try id.checked(), player: player)
         let bundleID = configuration.bundleID
         try await store.leaveParty(party.id, player: player.id, at: now()) { member in
             OutboxMessage.leaveChannel(member, bundleID: bundleID, reason: "the player left the party")

@@ -13,42 +13,42 @@ extension RangersAPI {
         router.post("/v1/parties") { request, _ in try await createParty(request) }
         router.post("/v1/parties/join") { request, _ in try await joinParty(request) }
         router.get("/v1/parties/{partyID}") { request, context in
-            try await party(request, id: try context.parameters.id("partyID"))
+            try await party(request, id: context.parameters.path("partyID"))
         }
         router.delete("/v1/parties/{partyID}/members/me") { request, context in
-            try await leaveParty(request, id: try context.parameters.id("partyID"))
+            try await leaveParty(request, id: context.parameters.path("partyID"))
         }
 
         // Tokens, as the app sends them
         router.post("/v1/adventures/{adventureID}/activities") { request, context in
-            try await registerActivity(request, adventure: try context.parameters.id("adventureID"))
+            try await registerActivity(request, adventure: context.parameters.path("adventureID"))
         }
         router.put("/v1/activities/{activityID}/token") { request, context in
-            try await rotateToken(request, activity: try context.parameters.id("activityID"))
+            try await rotateToken(request, activity: context.parameters.path("activityID"))
         }
         router.post("/v1/activities/{activityID}/status") { request, context in
-            try await reportActivityStatus(request, activity: try context.parameters.id("activityID"))
+            try await reportActivityStatus(request, activity: context.parameters.path("activityID"))
         }
         router.put("/v1/devices/{deviceID}/push-to-start-token") { request, context in
-            try await registerPushToStartToken(request, device: try context.parameters.id("deviceID"))
+            try await registerPushToStartToken(request, device: context.parameters.path("deviceID"))
         }
 
         // The party's walkie-talkie (Push To Talk)
         router.get("/v1/parties/{partyID}/channel") { request, context in
-            try await channel(request, party: try context.parameters.id("partyID"))
+            try await channel(request, party: context.parameters.path("partyID"))
         }
         router.put("/v1/parties/{partyID}/channel/members/me") { request, context in
-            try await joinChannel(request, party: try context.parameters.id("partyID"))
+            try await joinChannel(request, party: context.parameters.path("partyID"))
         }
         router.delete("/v1/parties/{partyID}/channel/members/me") { request, context in
-            try await leaveChannel(request, party: try context.parameters.id("partyID"))
+            try await leaveChannel(request, party: context.parameters.path("partyID"))
         }
         router.post("/v1/parties/{partyID}/channel/transmissions") { request, context in
-            try await uploadTransmission(request, party: try context.parameters.id("partyID"))
+            try await uploadTransmission(request, party: context.parameters.path("partyID"))
         }
         router.get("/v1/parties/{partyID}/channel/transmissions/{transmissionID}") { request, context in
-            try await transmissionAudio(request, party: try context.parameters.id("partyID"),
-                                        transmission: try context.parameters.id("transmissionID"))
+            try await transmissionAudio(request, party: context.parameters.path("partyID"),
+                                        transmission: context.parameters.path("transmissionID"))
         }
         router.get("/v1/push-to-talk/status") { request, _ in try await pushToTalkStatus(request) }
 
@@ -56,37 +56,45 @@ extension RangersAPI {
         router.post("/v1/gm/adventures") { request, _ in try await startAdventure(request) }
         router.get("/v1/gm/adventures") { request, _ in try await runningAdventures(request) }
         router.post("/v1/gm/adventures/{adventureID}/end") { request, context in
-            try await endAdventure(request, id: try context.parameters.id("adventureID"))
+            try await endAdventure(request, id: context.parameters.path("adventureID"))
         }
         router.post("/v1/gm/parties/{partyID}/channel/close") { request, context in
-            try await closeChannel(request, party: try context.parameters.id("partyID"))
+            try await closeChannel(request, party: context.parameters.path("partyID"))
         }
 
         // Play
         router.post("/v1/adventures/{adventureID}/potions") { request, context in
-            try await usePotion(request, adventure: try context.parameters.id("adventureID"))
+            try await usePotion(request, adventure: context.parameters.path("adventureID"))
+        }
+
+        // Followers
+        router.post("/v1/adventures/{adventureID}/followers") { request, context in
+            try await follow(request, adventure: context.parameters.path("adventureID"))
+        }
+        router.delete("/v1/adventures/{adventureID}/followers/me") { request, context in
+            try await unfollow(request, adventure: context.parameters.path("adventureID"))
         }
 
         // Read
         router.get("/v1/adventures/{adventureID}") { request, context in
-            try await adventure(request, id: try context.parameters.id("adventureID"))
+            try await adventure(request, id: context.parameters.path("adventureID"))
         }
         router.get("/v1/adventures/{adventureID}/events") { request, context in
-            try await events(request, adventure: try context.parameters.id("adventureID"))
+            try await events(request, adventure: context.parameters.path("adventureID"))
         }
         router.get("/v1/adventures/{adventureID}/pushes") { request, context in
-            try await pushes(request, adventure: try context.parameters.id("adventureID"))
+            try await pushes(request, adventure: context.parameters.path("adventureID"))
         }
 
         // The live page, opened with a signed link (a browser cannot send the key)
         router.post("/v1/adventures/{adventureID}/live-links") { request, context in
-            try await createLiveLink(request, adventure: try context.parameters.id("adventureID"))
+            try await createLiveLink(request, adventure: context.parameters.path("adventureID"))
         }
         router.get("/live/adventures/{adventureID}") { request, context in
-            try await livePage(request, adventure: try context.parameters.id("adventureID"))
+            try await livePage(request, adventure: context.parameters.path("adventureID"))
         }
         router.get("/live/adventures/{adventureID}/events") { request, context in
-            try await liveEvents(request, context: context, adventure: try context.parameters.id("adventureID"))
+            try await liveEvents(request, context: context, adventure: context.parameters.path("adventureID"))
         }
 
         // Operations

@@ -43,10 +43,21 @@ final class RunningAdventures: @unchecked Sendable {
                 let id = activity.recipient.activityID
                 ledgers[id] = activity.ledger ?? entry.ledgers[id] ?? BudgetLedger()
             }
+            for activity in due.followerActivities {
+                let id = activity.recipient.activityID
+                ledgers[id] = activity.ledger ?? entry.ledgers[id] ?? BudgetLedger()
+            }
             entry.ledgers = ledgers
             entries[due.id] = entry
+            // A channel's budget is read with it every pass: channels are few, and one
+            // may open or be made again between two ticks.
             return TickInputs(adventure: entry.adventure, commands: due.commands,
-                              recipients: due.activities.map(\.recipient), ledgers: ledgers)
+                              recipients: due.activities.map(\.recipient), ledgers: ledgers,
+                              followers: Followers(channels: due.followerChannels.map(\.recipient),
+                                                   activities: due.followerActivities.map(\.recipient)),
+                              followerLedgers: Dictionary(uniqueKeysWithValues: due.followerChannels.map {
+                                  ($0.recipient.channel, $0.ledger)
+                              }))
         }
     }
 
@@ -66,11 +77,9 @@ final class RunningAdventures: @unchecked Sendable {
         }
     }
 
-    /// When the adventure's tick `tick` was due by game time, if it is held.
-    func gameTime(of id: AdventureID, tick: Int) -> Date? {
-        lock.withLock {
-            entries[id].map { Date(timeIntervalSince1970: TimeInterval($0.adventure.startedAt + tick * $0.adventure.setup.tickInterval)) }
-        }
+    /// When the adventure's tick `tick` fell due (its game time and phase), if it is held.
+    func dueInstant(of id: AdventureID, tick: Int) -> Date? {
+        lock.withLock { entries[id]?.adventure.dueInstant(ofTick: tick) }
     }
 
     func pipeline(for adventure: StoredAdventure, content: LoadedContent,

@@ -38,6 +38,7 @@ public struct ServerConfiguration: Sendable {
     /// Nodes behind one load balancer need the same; nil signs with a secret made
     /// for this process, whose links end with it. Never printed.
     public var liveLinkSecret: String?
+    public var followers: FollowerSettings
 
     /// Shorter game-master keys could be guessed; 32 characters of a random
     /// base64 or hex string are well beyond that.
@@ -57,6 +58,7 @@ public struct ServerConfiguration: Sendable {
         bundleID: String = SampleApp.bundleID,
         maximumRequestBodyBytes: Int = ServerConfiguration.defaultMaximumRequestBodyBytes,
         pushToTalk: PushToTalkSettings = PushToTalkSettings(),
+        followers: FollowerSettings = FollowerSettings(),
         liveLinkSecret: String? = nil
     ) {
         self.gameMasterKey = gameMasterKey
@@ -72,6 +74,7 @@ public struct ServerConfiguration: Sendable {
         self.maximumRequestBodyBytes = maximumRequestBodyBytes
         self.pushToTalk = pushToTalk
         self.liveLinkSecret = liveLinkSecret
+        self.followers = followers
     }
 
     /// The store these settings name: PostgreSQL when `databaseURL` is set, else the SQLite file.
@@ -125,6 +128,7 @@ public struct ServerConfiguration: Sendable {
             require(liveLinkSecret.count >= LiveLinkSigner.shortestSecret, "liveLinkSecret",
                     "must be at least \(LiveLinkSigner.shortestSecret) characters (it has \(liveLinkSecret.count))")
         }
+        problems += followers.problems
         return problems
     }
 

@@ -19,6 +19,8 @@ import Vocabulary
 ///
 /// A tick's game time is `startedAt + tick × tickInterval`, never the wall clock,
 /// so a late tick plays exactly as an on-time one would and a replay matches it.
+/// It falls due that far into its second (`TickSchedule`): adventures do not all
+/// fall due at the same instant, and the ticker plays them as they come.
 public struct Ticker: Service {
     public struct Settings: Sendable {
         /// Adventures played per commit.
@@ -32,13 +34,20 @@ public struct Ticker: Service {
         /// Seconds before an adventure whose tick failed is tried again, so that a
         /// batch of unplayable adventures cannot hold back the others.
         public var failureRetryDelay: Int
+        /// After a pass that found less than a batch, how long from its start until
+        /// the next: ticks fall due spread over each second (`TickSchedule`), and
+        /// without a pause each would be a commit of its own, each waiting for the
+        /// disk. A tick may wait this long before it is read.
+        public var gatherInterval: Duration
 
         public init(batchSize: Int = 500, longestWait: Duration = .milliseconds(500),
-                    concurrency: Int = ProcessInfo.processInfo.activeProcessorCount, failureRetryDelay: Int = 60) {
+                    concurrency: Int = ProcessInfo.processInfo.activeProcessorCount, failureRetryDelay: Int = 60,
+                    gatherInterval: Duration = .milliseconds(100)) {
             self.batchSize = max(1, batchSize)
             self.longestWait = longestWait
             self.concurrency = max(1, concurrency)
             self.failureRetryDelay = max(1, failureRetryDelay)
+            self.gatherInterval = max(.zero, gatherInterval)
         }
     }
 
@@ -78,16 +87,21 @@ public struct Ticker: Service {
         // computes the next one: the writer and the cores work at the same time.
         var computed: Batch?
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
-            let second: Int
+            let readAt: Date
             do {
+                let passStarted = ContinuousClock.now
                 try await renewLeases()
                 let storing = computed
                 async let stored = commit(storing)
                 let next = try await computeBatch(skipping: Set(storing?.records.map(\.adventure) ?? []))
                 _ = try await stored
                 computed = next
-                if !next.records.isEmpty { continue }
-                second = next.second
+                if next.records.count >= settings.batchSize { continue }
+                if !next.records.isEmpty {
+                    try await cancelWhenGracefulShutdown { try await Task.sleep(until: passStarted + settings.gatherInterval) }
+                    continue
+                }
+                readAt = next.at
             } catch is CancellationError {
                 break
             } catch {
@@ -95,9 +109,9 @@ public struct Ticker: Service {
                 // are played on the next pass, in order.
                 logger.error("ticker pass failed", metadata: ["error": "\(error)"])
                 computed = nil
-                second = .max
+                readAt = .distantFuture
             }
-            let wait = await waitBeforeNextPass(after: second)
+            let wait = await waitBeforeNextPass(after: readAt)
             do {
                 try await cancelWhenGracefulShutdown { try await Task.sleep(for: wait) }
             } catch {
@@ -131,20 +145,18 @@ public struct Ticker: Service {
     /// Ticks computed and not stored yet.
     private struct Batch: Sendable {
         var records: [TickRecord]
-        /// When the batch was read, and the unix second it was due by.
+        /// When the batch was read: what was due by then is in it.
         var at: Date
-        var second: Int
     }
 
     /// The next tick of up to one batch of due adventures, leaving out those whose
     /// ticks are being stored.
     private func computeBatch(skipping: Set<AdventureID>) async throws -> Batch {
         let at = now()
-        let second = Int(at.timeIntervalSince1970.rounded(.down))
         let due = try await store.dueAdventures(
-            at: second, limit: settings.batchSize, skipping: skipping,
+            at: at, limit: settings.batchSize, skipping: skipping,
             isKnown: { [running] in running.isKnown($0, atTick: $1) }, hasLedger: { [running] in running.hasLedger($0, $1) })
-        return Batch(records: try await nextTicks(of: due), at: at, second: second)
+        return Batch(records: try await nextTicks(of: due), at: at)
     }
 
     /// Stores a computed batch in one commit. Returns how many ticks were stored.
@@ -160,10 +172,10 @@ public struct Ticker: Service {
             switch result {
             case .success(let tick):
                 stored += 1
-                // How long after its game time the tick was committed: the ticker's
+                // How long after it fell due the tick was committed: the ticker's
                 // one measure of keeping up.
-                if let gameTime = running.gameTime(of: record.adventure, tick: record.tick) {
-                    lag.recordInterval(since: gameTime, until: committed)
+                if let due = running.dueInstant(of: record.adventure, tick: record.tick) {
+                    lag.recordInterval(since: due, until: committed)
                 }
                 running.committed(record, tick)
             case .failure(let refusal):
@@ -239,7 +251,8 @@ public struct Ticker: Service {
         }
         let pipeline = try running.pipeline(for: stored, content: content, configuration: policy)
         let outcome = try pipeline.tick(stored.state, commands: inputs.commands.map(\.command),
-                                        recipients: inputs.recipients, ledgers: inputs.ledgers)
+                                        recipients: inputs.recipients, ledgers: inputs.ledgers,
+                                        followers: inputs.followers, followerLedgers: inputs.followerLedgers)
         let outbox = try OutboxMessage.forTick(outcome.decisions, bundleID: bundleID)
         var leaveChannelPush: (@Sendable (ChannelMember) -> OutboxMessage?)?
         if !outcome.state.isRunning, leaveChannelPushes {
@@ -249,17 +262,17 @@ public struct Ticker: Service {
         // Only the budgets this tick spent are written back.
         return TickRecord(adventure: id, tick: outcome.state.tick, state: outcome.state, events: outcome.events,
                           appliedCommandIDs: inputs.commands.map(\.id), outbox: outbox, ledgers: outcome.spentLedgers,
-                          leaveChannelPush: leaveChannelPush)
+                          channelLedgers: outcome.spentChannelLedgers, leaveChannelPush: leaveChannelPush)
     }
 
     /// Until the earliest next tick, but never longer than `longestWait`. A tick
-    /// due by `second` that the pass did not store cannot be played now (its
+    /// due by `readAt` that the pass did not store cannot be played now (its
     /// adventure's rules fail, the store refused it): no hurry to fail again.
-    private func waitBeforeNextPass(after second: Int) async -> Duration {
-        guard let next = try? await store.nextTickDue(), next > second else {
+    private func waitBeforeNextPass(after readAt: Date) async -> Duration {
+        guard let next = try? await store.nextTickDue(), next > readAt else {
             return settings.longestWait
         }
-        let seconds = TimeInterval(next) - now().timeIntervalSince1970
+        let seconds = next.timeIntervalSince(now())
         guard seconds > 0 else { return .zero }
         return min(settings.longestWait, .milliseconds(Int64((seconds * 1000).rounded(.up))))
     }

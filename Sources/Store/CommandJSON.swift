@@ -30,3 +30,12 @@ public enum CommandJSON {
         }
     }
 }
+
+/// An adventure's roster as both engines store it: JSON with sorted keys.
+public enum RosterJSON {
+    public static func text(of roster: [PartyMember]) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(roster), as: UTF8.self)
+    }
+}

@@ -10,6 +10,9 @@ public enum PushOutcome: Hashable, Sendable {
     /// APNs answered that the token is no longer valid (410 `Unregistered`,
     /// `BadDeviceToken`, `ExpiredToken`); `since` is APNs' timestamp, if it gave one.
     case tokenInvalid(status: Int, reason: String, since: Date?, apnsID: String? = nil, attempts: Int = 1)
+    /// APNs answered that the broadcast channel does not exist (ChannelNotRegistered,
+    /// BadChannelId): the channel is made again while its adventure runs.
+    case channelGone(status: Int, reason: String, apnsID: String? = nil, attempts: Int = 1)
     /// It may succeed later (429, 5xx, a dropped connection): send again at `at`.
     case retryLater(at: Date, reason: String)
     /// Retrying will not help (bad payload, bad topic), or the dispatcher gave up.

@@ -15,7 +15,7 @@ import Vocabulary
 
 /// The whole store: what `rangers serve` runs on.
 public protocol RangersStore: PlayerStore, PartyStore, TokenStore, AdventureStore, TickStore, OutboxStore,
-    WalkieTalkieStore, ReplayStore, Sendable
+    WalkieTalkieStore, ReplayStore, FollowerStore, Sendable
 {
     /// The schema versions this store has applied, oldest first (for `/healthz`).
     func appliedMigrations() async throws -> [String]
@@ -64,10 +64,11 @@ public protocol PartyStore: Sendable {
 
 public protocol TokenStore: Sendable {
     /// Registers a Live Activity of one of the player's heroes in a running
-    /// adventure with its update token. The same registration again changes
-    /// nothing; the same activity with another token is a rotation.
+    /// adventure with its update token; with no hero, a follower's activity (the
+    /// player follows the adventure per token). The same registration again
+    /// changes nothing; the same activity with another token is a rotation.
     @discardableResult
-    func registerLiveActivity(activityID: ActivityID, player: PlayerID, adventure: AdventureID, hero: HeroID,
+    func registerLiveActivity(activityID: ActivityID, player: PlayerID, adventure: AdventureID, hero: HeroID?,
                               token: PushToken, frequentUpdates: Bool, locale: String, at now: Date) async throws -> LiveActivity
     /// Makes `newToken` the activity's one valid token and invalidates the old one
     /// in the same transaction: at no moment, whatever rotates at once, does an
@@ -91,9 +92,11 @@ public protocol AdventureStore: Sendable {
     /// Stores a new adventure at tick 0 with its first pushes, in one transaction.
     /// Atomic with its checks, whatever starts at the same moment: one running
     /// adventure per party, every roster member still in the party with that hero.
+    /// With a `followCode`, players outside the party may follow it.
     @discardableResult
     func startAdventure(id: AdventureID, party: PartyID, setup: AdventureSetup, state: AdventureState, startedAt: Int,
-                        contentVersion: String, outbox: [OutboxMessage], at now: Date) async throws -> StoredAdventure
+                        contentVersion: String, followCode: FollowCode?, outbox: [OutboxMessage],
+                        at now: Date) async throws -> StoredAdventure
     func adventure(_ id: AdventureID) async throws -> StoredAdventure
     func runningAdventures() async throws -> [StoredAdventure]
     /// Every adventure the party has had, the newest first.
@@ -111,13 +114,14 @@ public protocol AdventureStore: Sendable {
 }
 
 public protocol TickStore: Sendable {
-    /// Running adventures whose next tick is due by `second`, most overdue first,
+    /// Running adventures whose next tick is due by `now` (its second and phase,
+    /// `TickSchedule`), most overdue first,
     /// from one snapshot, leaving out `skipping`. Where several nodes share the
     /// store, only those this node holds a lease on: it first takes due adventures
     /// that no live node holds, each taken by one node whatever takes at once, up
     /// to its fair share (running adventures ÷ live nodes, plus a margin). `isKnown(id, lastTick)` and
     /// `hasLedger(id, activity)` say what the caller holds already; that is not read.
-    func dueAdventures(at second: Int, limit: Int, skipping: Set<AdventureID>,
+    func dueAdventures(at now: Date, limit: Int, skipping: Set<AdventureID>,
                        isKnown: @escaping @Sendable (AdventureID, Int) -> Bool,
                        hasLedger: @escaping @Sendable (AdventureID, ActivityID) -> Bool) async throws -> [DueAdventure]
     /// Stores many adventures' ticks, each all or nothing: its state, events, the
@@ -139,8 +143,8 @@ public protocol TickStore: Sendable {
     func releaseLeases() async throws
     /// Puts off an adventure's next tick (it cannot be played now) to `second`.
     func postponeTicks(of adventure: AdventureID, until second: Int) async throws
-    /// When the earliest running adventure's next tick is due (unix seconds).
-    func nextTickDue() async throws -> Int?
+    /// When the earliest running adventure's next tick is due, to the millisecond.
+    func nextTickDue() async throws -> Date?
     /// One adventure's inputs to its next tick, whatever its status, from one
     /// snapshot: the adventure, its queued commands, its reachable activities
     /// with their budgets. For inspection (tools, tests); the ticker reads
@@ -233,7 +237,7 @@ extension RangersStore {
     }
 
     @discardableResult
-    public func registerLiveActivity(activityID: ActivityID, player: PlayerID, adventure: AdventureID, hero: HeroID,
+    public func registerLiveActivity(activityID: ActivityID, player: PlayerID, adventure: AdventureID, hero: HeroID?,
                                      token: PushToken, frequentUpdates: Bool, locale: String) async throws -> LiveActivity {
         try await registerLiveActivity(activityID: activityID, player: player, adventure: adventure, hero: hero, token: token,
                                        frequentUpdates: frequentUpdates, locale: locale, at: Date())
@@ -241,9 +245,18 @@ extension RangersStore {
 
     @discardableResult
     public func startAdventure(id: AdventureID = .random(), party: PartyID, setup: AdventureSetup, state: AdventureState,
-                               startedAt: Int, contentVersion: String, outbox: [OutboxMessage]) async throws -> StoredAdventure {
+                               startedAt: Int, contentVersion: String, followCode: FollowCode? = nil,
+                               outbox: [OutboxMessage]) async throws -> StoredAdventure {
         try await startAdventure(id: id, party: party, setup: setup, state: state, startedAt: startedAt,
-                                 contentVersion: contentVersion, outbox: outbox, at: Date())
+                                 contentVersion: contentVersion, followCode: followCode, outbox: outbox, at: Date())
+    }
+
+    /// A private adventure's start, at `now`.
+    @discardableResult
+    public func startAdventure(id: AdventureID, party: PartyID, setup: AdventureSetup, state: AdventureState, startedAt: Int,
+                               contentVersion: String, outbox: [OutboxMessage], at now: Date) async throws -> StoredAdventure {
+        try await startAdventure(id: id, party: party, setup: setup, state: state, startedAt: startedAt,
+                                 contentVersion: contentVersion, followCode: nil, outbox: outbox, at: now)
     }
 
     @discardableResult
@@ -281,10 +294,11 @@ extension RangersStore {
         try await registerPushToStartToken(deviceID: deviceID, player: player, token: token, locale: locale, at: Date())
     }
 
-    /// Every due adventure read in full, as a reader that holds none of them.
-    public func dueAdventures(at second: Int, limit: Int = 1000, skipping: Set<AdventureID> = []) async throws -> [DueAdventure] {
-        try await dueAdventures(at: second, limit: limit, skipping: skipping, isKnown: { _, _ in false },
-                                hasLedger: { _, _ in false })
+    /// Every adventure due by the end of `second` (whatever its phase), read in
+    /// full, as a reader that holds none of them.
+    public func dueAdventures(by second: Int, limit: Int = 1000, skipping: Set<AdventureID> = []) async throws -> [DueAdventure] {
+        try await dueAdventures(at: TickSchedule.dueInstant(second: second, phase: 999), limit: limit, skipping: skipping,
+                                isKnown: { _, _ in false }, hasLedger: { _, _ in false })
     }
 
     @discardableResult

@@ -1,27 +1,35 @@
 import Foundation
 import Game
+import Vocabulary
 
 /// What every engine refuses as malformed, and the API and its document say.
+/// Lengths count Unicode code points, as JSON Schema's `maxLength` does, so the
+/// document's limits are exactly these.
 public enum StoredValueLimits {
-    /// Characters in a player's or a party's name.
+    /// Code points in a player's or a party's name, as sent.
     public static let longestName = 64
     /// Characters in a locale or language tag; longer is not one.
     public static let longestLocale = 35
-    /// Bytes in an id the app makes (an activity's, a device's).
+    /// Code points in an id the app makes (an activity's, a device's).
     public static let longestClientID = 128
     /// Members of one party: the game's largest party.
     public static let largestParty = AdventureSetup.partySizes.upperBound
 
-    /// A player's or a party's name as kept: trimmed, not empty, at most
-    /// `longestName` characters, no control characters.
+    /// A player's or a party's name as kept: as sent at most `longestName` code
+    /// points with no control character, then trimmed of surrounding white space
+    /// (Unicode's White_Space: spaces of every width, line and paragraph
+    /// separators), and not empty once trimmed.
     public static func checkedName(_ name: String) throws(StoreError) -> String {
-        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty else { throw .invalid("a name must not be empty") }
-        guard trimmed.count <= longestName else { throw .invalid("a name is at most \(longestName) characters") }
-        guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        let scalars = name.unicodeScalars
+        guard scalars.count <= longestName else { throw .invalid("a name is at most \(longestName) characters, not \(scalars.count)") }
+        guard !scalars.contains(where: isControl) else {
             throw .invalid("a name must not contain control characters")
         }
-        return trimmed
+        // By the Unicode property, not Foundation's set, which differs by platform.
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { throw .invalid("a name must not be empty or only spaces") }
+        return String(scalars[first...last])
     }
 
     /// The language a device's or an activity's texts use, as kept: a tag such as
@@ -33,12 +41,36 @@ public enum StoredValueLimits {
         return locale
     }
 
-    /// An id the app made for its activity or device: 1…`longestClientID` bytes.
-    /// `kind` names it in the refusal ("an activity id").
-    public static func checkClientID(_ id: String, kind: String) throws(StoreError) {
-        guard !id.isEmpty, id.utf8.count <= longestClientID else {
-            throw .invalid("\(kind) is 1…\(longestClientID) characters")
+    /// A Live Activity without a hero is a follower's: only a player who follows
+    /// the adventure per token (`delivery`; nil when not following) has one.
+    public static func checkFollowerActivity(delivery: FollowerDelivery?, adventure: AdventureID) throws(StoreError) {
+        switch delivery {
+        case .token?: return
+        case .channel?:
+            throw .conflict("you follow adventure \(adventure) on its broadcast channel: your activity listens there and registers no token")
+        case nil:
+            throw .forbidden("an activity without a hero is a follower's; you do not follow adventure \(adventure)")
         }
+    }
+
+    /// An id the app made for its activity or device: 1…`longestClientID` code
+    /// points, none of them a control character (anything else, a space, a slash
+    /// or any script, is the app's to choose). `kind` names it in the refusal
+    /// ("an activity id").
+    public static func checkClientID(_ id: String, kind: String) throws(StoreError) {
+        let length = id.unicodeScalars.count
+        guard (1...longestClientID).contains(length) else {
+            throw .invalid("\(kind) is 1…\(longestClientID) characters, not \(length)")
+        }
+        guard !id.unicodeScalars.contains(where: isControl) else {
+            throw .invalid("\(kind) must not contain control characters")
+        }
+    }
+
+    /// Unicode's control characters (general category Cc: U+0000–U+001F and
+    /// U+007F–U+009F), which no name or id may hold.
+    public static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.generalCategory == .control
     }
 
     /// What an adventure must be to be stored at its start: a setup the game can

@@ -14,15 +14,22 @@ public struct DueAdventure: Hashable, Sendable {
     public var stored: StoredAdventure?
     /// Waiting for the next tick, in the order they arrived.
     public var commands: [QueuedCommand]
-    /// The activities with a valid token, in the order they were registered.
+    /// The members' activities with a valid token, in the order they were registered.
     public var activities: [DueActivity]
+    /// The open followers' channels, by language.
+    public var followerChannels: [DueFollowerChannel]
+    /// The followers' own activities with a valid token, in the order they were registered.
+    public var followerActivities: [DueFollowerActivity]
 
-    public init(id: AdventureID, lastTick: Int, stored: StoredAdventure? = nil, commands: [QueuedCommand], activities: [DueActivity]) {
+    public init(id: AdventureID, lastTick: Int, stored: StoredAdventure? = nil, commands: [QueuedCommand], activities: [DueActivity],
+                followerChannels: [DueFollowerChannel] = [], followerActivities: [DueFollowerActivity] = []) {
         self.id = id
         self.lastTick = lastTick
         self.stored = stored
         self.commands = commands
         self.activities = activities
+        self.followerChannels = followerChannels
+        self.followerActivities = followerActivities
     }
 }
 
@@ -54,6 +61,8 @@ public struct TickRecord: Sendable {
     /// By activity id, as `PushPolicy.pushes(after:…ledgers:)` left them; an
     /// activity left out keeps its stored ledger.
     public var ledgers: [ActivityID: BudgetLedger]
+    /// By followers' channel, the same way.
+    public var channelLedgers: [FollowerChannelID: BudgetLedger]
     /// When the tick ends the adventure: the push that tells a member listening on
     /// the party's channel to leave it. Built inside the tick's transaction, so a
     /// member who joined a moment before is not missed.
@@ -61,6 +70,7 @@ public struct TickRecord: Sendable {
 
     public init(adventure: AdventureID, tick: Int, state: AdventureState, events: [GameEvent],
                 appliedCommandIDs: [CommandID], outbox: [OutboxMessage], ledgers: [ActivityID: BudgetLedger],
+                channelLedgers: [FollowerChannelID: BudgetLedger] = [:],
                 leaveChannelPush: (@Sendable (ChannelMember) -> OutboxMessage?)? = nil) {
         self.adventure = adventure
         self.tick = tick
@@ -71,6 +81,7 @@ public struct TickRecord: Sendable {
         self.appliedCommandIDs = appliedCommandIDs
         self.outbox = outbox
         self.ledgers = ledgers
+        self.channelLedgers = channelLedgers
         self.leaveChannelPush = leaveChannelPush
     }
 }

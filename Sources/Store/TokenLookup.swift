@@ -6,7 +6,19 @@ import Vocabulary
 /// Each engine reads the target's row; what the row means is decided here.
 public enum TokenLookup: Hashable, Sendable {
     case token(PushToken)
+    case channel(BroadcastChannelID)
     case unreachable(String)
+
+    /// `state` is nil for a channel the store does not know. A broadcast goes to an
+    /// open channel only: one being made again after APNs lost it takes the next
+    /// tick's broadcast, which carries the newest state.
+    public static func followerChannel(state: String?, apnsID: String?) -> TokenLookup {
+        guard let state else { return .unreachable("the followers' channel is unknown") }
+        guard state == FollowerChannelState.open.rawValue, let apnsID else {
+            return .unreachable("the followers' channel is \(state), not open")
+        }
+        return .channel(BroadcastChannelID(apnsID))
+    }
 
     /// `status` is nil for an activity the store does not know; `validToken` is
     /// its one token not invalidated.

@@ -79,7 +79,8 @@ public struct LiveActivity: Hashable, Sendable, Codable {
     public var id: ActivityID
     public var player: PlayerID
     public var adventure: AdventureID
-    public var hero: HeroID
+    /// The hero whose activity it is; nil for a follower's, who plays none.
+    public var hero: HeroID?
     public var frequentUpdates: Bool
     public var locale: String
     public var status: LiveActivityStatus
@@ -88,7 +89,7 @@ public struct LiveActivity: Hashable, Sendable, Codable {
     public var ledger: BudgetLedger
     public var createdAt: Date
 
-    public init(id: ActivityID, player: PlayerID, adventure: AdventureID, hero: HeroID, frequentUpdates: Bool, locale: String, status: LiveActivityStatus, token: PushToken? = nil, ledger: BudgetLedger, createdAt: Date) {
+    public init(id: ActivityID, player: PlayerID, adventure: AdventureID, hero: HeroID?, frequentUpdates: Bool, locale: String, status: LiveActivityStatus, token: PushToken? = nil, ledger: BudgetLedger, createdAt: Date) {
         self.id = id
         self.player = player
         self.adventure = adventure
@@ -111,26 +112,39 @@ public struct StoredAdventure: Hashable, Sendable {
     /// Identifies the content the adventure runs with (a digest of it), so a replay
     /// can tell a changed catalog from a diverging game.
     public var contentVersion: String
-    /// Unix seconds; tick `n` is due at `startedAt + n × tickInterval`.
+    /// Unix seconds; tick `n` is the game time `startedAt + n × tickInterval`.
     public var startedAt: Int
+    /// Milliseconds into its second at which each tick falls due (`TickSchedule`).
+    public var tickPhase: Int
     public var state: AdventureState
     public var lastTick: Int
     /// Nil once the adventure is over.
     public var nextTickAt: Int?
     public var endedAt: Int?
+    /// What players outside the party follow it with; nil for a private adventure.
+    public var followCode: FollowCode?
 
     public var status: AdventureStatus { state.status }
 
-    public init(id: AdventureID, party: PartyID, setup: AdventureSetup, contentVersion: String, startedAt: Int, state: AdventureState, lastTick: Int, nextTickAt: Int? = nil, endedAt: Int? = nil) {
+    public init(id: AdventureID, party: PartyID, setup: AdventureSetup, contentVersion: String, startedAt: Int,
+                tickPhase: Int = 0, state: AdventureState, lastTick: Int, nextTickAt: Int? = nil, endedAt: Int? = nil,
+                followCode: FollowCode? = nil) {
         self.id = id
         self.party = party
         self.setup = setup
         self.contentVersion = contentVersion
         self.startedAt = startedAt
+        self.tickPhase = tickPhase
         self.state = state
         self.lastTick = lastTick
         self.nextTickAt = nextTickAt
         self.endedAt = endedAt
+        self.followCode = followCode
+    }
+
+    /// When tick `tick` falls due: its game time plus the adventure's phase.
+    public func dueInstant(ofTick tick: Int) -> Date {
+        TickSchedule.dueInstant(second: startedAt + tick * setup.tickInterval, phase: tickPhase)
     }
 }
 
@@ -153,15 +167,21 @@ public struct TickInputs: Sendable {
     public var adventure: StoredAdventure
     public var commands: [QueuedCommand]
     public var recipients: [LiveActivityRecipient]
-    /// By activity, as `TickPipeline.tick` takes them.
+    /// By activity (the members' and the followers' own), as `TickPipeline.tick` takes them.
     public var ledgers: [ActivityID: BudgetLedger]
+    public var followers: Followers
+    /// By followers' channel.
+    public var followerLedgers: [FollowerChannelID: BudgetLedger]
 
     public init(adventure: StoredAdventure, commands: [QueuedCommand], recipients: [LiveActivityRecipient],
-                ledgers: [ActivityID: BudgetLedger]) {
+                ledgers: [ActivityID: BudgetLedger], followers: Followers = .none,
+                followerLedgers: [FollowerChannelID: BudgetLedger] = [:]) {
         self.adventure = adventure
         self.commands = commands
         self.recipients = recipients
         self.ledgers = ledgers
+        self.followers = followers
+        self.followerLedgers = followerLedgers
     }
 }
 
@@ -183,10 +203,13 @@ public enum PushTarget: Hashable, Sendable, CustomStringConvertible {
     case liveActivity(ActivityID)
     case pushToStart(DeviceID)
     case pushToTalk(ChannelMemberID)
+    /// A broadcast to an adventure's followers' channel: the channel APNs made for
+    /// it is looked up when the push is claimed.
+    case followerChannel(FollowerChannelID)
 
     /// What kind of thing a push is for; its raw value is what the store keeps.
     public enum Kind: String, Hashable, Sendable, Codable {
-        case liveActivity, pushToStart, pushToTalk
+        case liveActivity, pushToStart, pushToTalk, followerChannel
     }
 
     public var kind: Kind {
@@ -194,6 +217,7 @@ public enum PushTarget: Hashable, Sendable, CustomStringConvertible {
         case .liveActivity: .liveActivity
         case .pushToStart: .pushToStart
         case .pushToTalk: .pushToTalk
+        case .followerChannel: .followerChannel
         }
     }
 
@@ -202,6 +226,7 @@ public enum PushTarget: Hashable, Sendable, CustomStringConvertible {
         case .liveActivity(let id): id.rawValue
         case .pushToStart(let id): id.rawValue
         case .pushToTalk(let id): id.rawValue
+        case .followerChannel(let id): id.rawValue
         }
     }
 
@@ -210,6 +235,7 @@ public enum PushTarget: Hashable, Sendable, CustomStringConvertible {
         case .liveActivity: self = .liveActivity(ActivityID(id))
         case .pushToStart: self = .pushToStart(DeviceID(id))
         case .pushToTalk: self = .pushToTalk(ChannelMemberID(id))
+        case .followerChannel: self = .followerChannel(FollowerChannelID(id))
         case nil: throw StoreError.corrupt("unknown push target kind '\(kind)'")
         }
     }
@@ -263,14 +289,19 @@ extension OutboxMessage {
                   supersedable: QueuedPushRules.isSupersedable(decision))
     }
 
-    /// The outbox rows for a tick's decisions, each to the Live Activity it names.
-    /// A tick decides no push-to-start: those go out when an adventure starts.
+    /// The outbox rows for a tick's decisions, each to the Live Activity or
+    /// followers' channel it names. A tick decides no push-to-start: those go out
+    /// when an adventure starts or a follower arrives.
     public static func forTick(_ decisions: [PushDecision], bundleID: String) throws(StoreError) -> [OutboxMessage] {
         try decisions.map { decision throws(StoreError) in
-            guard case .liveActivity(let activity) = decision.target else {
+            switch decision.target {
+            case .liveActivity(let activity):
+                return OutboxMessage(decision, target: .liveActivity(activity), bundleID: bundleID)
+            case .followerChannel(let channel):
+                return OutboxMessage(decision, target: .followerChannel(channel), bundleID: bundleID)
+            case .pushToStart:
                 throw .invalid("the policy chose \(decision.target) after a tick; only Live Activities are updated by ticks")
             }
-            return OutboxMessage(decision, target: .liveActivity(activity), bundleID: bundleID)
         }
     }
 
@@ -286,23 +317,52 @@ public enum OutboxState: String, Hashable, Sendable, Codable, CaseIterable {
     case pending, sending, sent, failed, superseded, dropped
 }
 
-/// A push the dispatcher has claimed, with the token its target has now.
+/// Where a claimed push goes: a device's token, or a broadcast channel APNs made.
+public enum PushDestination: Hashable, Sendable, CustomStringConvertible {
+    case device(PushToken)
+    case channel(BroadcastChannelID)
+
+    /// As the push log keeps it: the token's hex or the channel's id.
+    public var description: String {
+        switch self {
+        case .device(let token): token.hex
+        case .channel(let channel): channel.rawValue
+        }
+    }
+
+    /// The destination a push log row names, given the kind of its target.
+    public init(stored: String, for kind: PushTarget.Kind) {
+        self = kind == .followerChannel ? .channel(BroadcastChannelID(stored)) : .device(PushToken(stored: stored))
+    }
+
+    public var token: PushToken? { if case .device(let token) = self { token } else { nil } }
+}
+
+/// A push the dispatcher has claimed, with the token (or channel) its target has now.
 public struct ClaimedPush: Hashable, Sendable {
     public var id: OutboxID
     public var adventure: AdventureID?
     public var tick: Int?
     public var message: OutboxMessage
-    public var token: PushToken
+    public var destination: PushDestination
     /// How many times this row has been claimed, this time included.
     public var attempts: Int
 
-    public init(id: OutboxID, adventure: AdventureID? = nil, tick: Int? = nil, message: OutboxMessage, token: PushToken, attempts: Int) {
+    /// The device token; nil for a broadcast.
+    public var token: PushToken? { destination.token }
+
+    public init(id: OutboxID, adventure: AdventureID? = nil, tick: Int? = nil, message: OutboxMessage,
+                destination: PushDestination, attempts: Int) {
         self.id = id
         self.adventure = adventure
         self.tick = tick
         self.message = message
-        self.token = token
+        self.destination = destination
         self.attempts = attempts
+    }
+
+    public init(id: OutboxID, adventure: AdventureID? = nil, tick: Int? = nil, message: OutboxMessage, token: PushToken, attempts: Int) {
+        self.init(id: id, adventure: adventure, tick: tick, message: message, destination: .device(token), attempts: attempts)
     }
 }
 
@@ -335,7 +395,10 @@ public struct PushLogEntry: Hashable, Sendable {
     public var outbox: OutboxID
     public var adventure: AdventureID?
     public var target: PushTarget
-    public var token: PushToken
+    /// The token or channel it went to.
+    public var destination: PushDestination
+    /// The device token; nil for a broadcast.
+    public var token: PushToken? { destination.token }
     public var pushType: PushType
     public var priority: Priority
     /// HTTP status from APNs; nil when no answer came (the connection failed).
@@ -353,11 +416,11 @@ public struct PushLogEntry: Hashable, Sendable {
     /// The body exactly as sent.
     public var payload: Data
 
-    public init(outbox: OutboxID, adventure: AdventureID? = nil, target: PushTarget, token: PushToken, pushType: PushType, priority: Priority, status: Int? = nil, reason: String? = nil, apnsID: String? = nil, attempts: Int, sentAt: Date, tick: Int? = nil, decision: String, payload: Data) {
+    public init(outbox: OutboxID, adventure: AdventureID? = nil, target: PushTarget, destination: PushDestination, pushType: PushType, priority: Priority, status: Int? = nil, reason: String? = nil, apnsID: String? = nil, attempts: Int, sentAt: Date, tick: Int? = nil, decision: String, payload: Data) {
         self.outbox = outbox
         self.adventure = adventure
         self.target = target
-        self.token = token
+        self.destination = destination
         self.pushType = pushType
         self.priority = priority
         self.status = status

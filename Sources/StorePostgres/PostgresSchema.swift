@@ -13,7 +13,75 @@ enum PostgresSchema {
         Migration(name: "v1", statements: v1),
         Migration(name: "v2-node", statements: v2Node),
         Migration(name: "v3-leases", statements: v3Leases),
-        Migration(name: "v4-push-log-order", statements: v4PushLogOrder),
+        Migration(name: "v4-tick-phase", statements: v4TickPhase),
+        Migration(name: "v5-followers", statements: v5Followers),
+        Migration(name: "v6-push-log-order", statements: v6PushLogOrder),
+    ]
+
+    /// Each adventure's ticks fall due a fixed number of milliseconds into their
+    /// second (`TickSchedule`), so that adventures do not all fall due at once;
+    /// the due queue is ordered by second, then phase. Adventures from before keep
+    /// phase 0: due at the start of their second, as they were.
+    private static let v4TickPhase = [
+        "ALTER TABLE adventure ADD COLUMN tick_phase INTEGER NOT NULL DEFAULT 0 CHECK (tick_phase >= 0 AND tick_phase < 1000)",
+        "DROP INDEX adventure_due",
+        "CREATE INDEX adventure_due ON adventure(next_tick_at, tick_phase) WHERE status = 'running'",
+    ]
+
+    /// Followers of an adventure and its broadcast channels (one per language),
+    /// the follow code of a followable adventure, a follower's own Live Activity
+    /// (no hero) and broadcasts in the outbox.
+    private static let v5Followers = [
+        // The outbox's target kind takes one more value. NOT VALID: the new check is
+        // weaker than the one it replaces, which every stored row satisfied, so the
+        // table (the outbox's history) is not scanned; new rows are checked.
+        "ALTER TABLE outbox DROP CONSTRAINT outbox_target_kind_check",
+        """
+        ALTER TABLE outbox ADD CONSTRAINT outbox_target_kind_check
+            CHECK (target_kind IN ('liveActivity', 'pushToStart', 'pushToTalk', 'followerChannel')) NOT VALID
+        """,
+        "ALTER TABLE live_activity ALTER COLUMN hero_id DROP NOT NULL",
+        "ALTER TABLE adventure ADD COLUMN follow_code TEXT",
+        // Set once a channel of the adventure opens: the ticker looks for channels
+        // only in adventures that have had one.
+        "ALTER TABLE adventure ADD COLUMN has_follower_channels BOOLEAN NOT NULL DEFAULT false",
+        """
+        CREATE TABLE follower (
+            adventure TEXT NOT NULL REFERENCES adventure(id),
+            player TEXT NOT NULL REFERENCES player(id),
+            delivery TEXT NOT NULL CHECK (delivery IN ('channel', 'token')),
+            language TEXT NOT NULL,
+            device TEXT REFERENCES device(id),
+            status TEXT NOT NULL CHECK (status IN ('following', 'left')),
+            followed_at TIMESTAMPTZ NOT NULL,
+            left_at TIMESTAMPTZ,
+            CHECK ((delivery = 'token') = (device IS NOT NULL)),
+            PRIMARY KEY (adventure, player)
+        )
+        """,
+        """
+        CREATE TABLE follower_channel (
+            id TEXT PRIMARY KEY,
+            adventure TEXT NOT NULL REFERENCES adventure(id),
+            language TEXT NOT NULL,
+            state TEXT NOT NULL CHECK (state IN ('wanted', 'creating', 'open', 'deleted')),
+            apns_channel_id TEXT,
+            storage_policy INTEGER NOT NULL CHECK (storage_policy IN (0, 1)),
+            ledger TEXT NOT NULL,
+            claimed_by TEXT,
+            attempt INTEGER NOT NULL DEFAULT 0,
+            next_attempt_at TIMESTAMPTZ NOT NULL,
+            note TEXT,
+            created_at TIMESTAMPTZ NOT NULL,
+            opened_at TIMESTAMPTZ,
+            deleted_at TIMESTAMPTZ,
+            CHECK (state <> 'open' OR apns_channel_id IS NOT NULL),
+            CHECK ((state = 'creating') = (claimed_by IS NOT NULL)),
+            UNIQUE (adventure, language)
+        )
+        """,
+        "CREATE INDEX follower_channel_open ON follower_channel(adventure) WHERE state = 'open'",
+        "CREATE INDEX follower_channel_unmade ON follower_channel(next_attempt_at) WHERE state IN ('wanted', 'creating')",
     ]
 
     /// Each push log entry remembers the transaction that wrote it. Entries'
@@ -23,7 +91,7 @@ enum PostgresSchema {
     /// writing transactions instead, and only as far as every transaction before
     /// them has finished (`PostgresStore.pushLog(of:after:limit:)`). Rows from
     /// before this migration all carry the migration's own transaction.
-    private static let v4PushLogOrder = [
+    private static let v6PushLogOrder = [
         "ALTER TABLE push_log ADD COLUMN written_by xid8 NOT NULL DEFAULT pg_current_xact_id()",
         "CREATE INDEX push_log_by_adventure_in_commit_order ON push_log(adventure, written_by, id)",
     ]

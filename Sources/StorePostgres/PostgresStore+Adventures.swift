@@ -7,9 +7,10 @@ import Vocabulary
 
 extension PostgresStore {
     public func startAdventure(id: AdventureID, party: PartyID, setup: AdventureSetup, state: AdventureState, startedAt: Int,
-                               contentVersion: String, outbox: [OutboxMessage], at now: Date) async throws -> StoredAdventure {
+                               contentVersion: String, followCode: FollowCode?, outbox: [OutboxMessage],
+                               at now: Date) async throws -> StoredAdventure {
         try StoredValueLimits.checkNewAdventure(setup: setup, state: state, startedAt: startedAt, contentVersion: contentVersion)
-        let roster = try Self.rosterText(setup.party)
+        let roster = try RosterJSON.text(of: setup.party)
         return try await transaction { connection in
             // One running adventure per party is held by the partial unique index
             // `adventure_one_running_per_party`: of two starts at once, the second
@@ -31,10 +32,10 @@ extension PostgresStore {
             }
             try await connection.query("""
                 INSERT INTO adventure (id, party, route_id, content_version, seed, roster, tick_interval, time_limit, started_at,
-                                       status, state, last_tick, next_tick_at)
+                                       tick_phase, status, state, last_tick, next_tick_at, follow_code)
                 VALUES (\(id.rawValue), \(party.rawValue), \(setup.route.rawValue), \(contentVersion), \(String(setup.seed)),
-                        \(roster), \(setup.tickInterval), \(setup.timeLimit), \(startedAt), 'running',
-                        \(CanonicalJSON.text(of: state)), 0, \(startedAt + setup.tickInterval))
+                        \(roster), \(setup.tickInterval), \(setup.timeLimit), \(startedAt), \(TickSchedule.phase(of: id)),
+                        'running', \(CanonicalJSON.text(of: state)), 0, \(startedAt + setup.tickInterval), \(followCode?.rawValue))
                 """, logger: logger)
             try await enqueue(outbox.map { QueuedMessage(message: $0, adventure: id, tick: 0) }, at: now, connection)
             return try await requireAdventure(id, lock: "", connection)
@@ -46,7 +47,7 @@ extension PostgresStore {
     }
 
     public func runningAdventures() async throws -> [StoredAdventure] {
-        try await adventures(where: "status = 'running' ORDER BY next_tick_at, id", binding: nil)
+        try await adventures(where: "status = 'running' ORDER BY next_tick_at, tick_phase, id", binding: nil)
     }
 
     public func adventures(of party: PartyID) async throws -> [StoredAdventure] {
@@ -122,8 +123,8 @@ extension PostgresStore {
     }
 
     private static let adventureColumns = """
-        id, party, route_id, content_version, seed, roster, tick_interval, time_limit, started_at, state, last_tick,
-        next_tick_at, ended_at
+        id, party, route_id, content_version, seed, roster, tick_interval, time_limit, started_at, tick_phase, state, last_tick,
+        next_tick_at, ended_at, follow_code
         """
 
     /// `lock` is a row-locking clause written here, never input.
@@ -149,23 +150,22 @@ extension PostgresStore {
         return try await client.query(query, logger: logger).decodeAll(AdventureColumns.self).map(Self.adventure)
     }
 
-    typealias AdventureColumns = (String, String, String, String, String, String, Int, Int, Int, String, Int, Int?, Int?)
+    typealias AdventureColumns = (String, String, String, String, String, String, Int, Int, Int, Int, String, Int, Int?, Int?, String?)
 
     private static func adventure(_ row: AdventureColumns) throws -> StoredAdventure {
-        let (id, party, route, contentVersion, seedText, roster, tickInterval, timeLimit, startedAt, stateText, lastTick,
-             nextTickAt, endedAt) = row
+        let (id, party, route, contentVersion, seedText, roster, tickInterval, timeLimit, startedAt, tickPhase, stateText,
+             lastTick, nextTickAt, endedAt, followCodeText) = row
         guard let seed = UInt64(seedText) else { throw StoreError.corrupt("seed '\(seedText)' of adventure \(id)") }
         let decoder = JSONDecoder()
         let setup = AdventureSetup(route: RouteID(route), party: try decoder.decode([PartyMember].self, from: Data(roster.utf8)),
                                    tickInterval: tickInterval, timeLimit: timeLimit, seed: seed)
+        let followCode = try followCodeText.map { text in
+            guard let code = FollowCode(typed: text) else { throw StoreError.corrupt("follow code of adventure \(id)") }
+            return code
+        }
         return StoredAdventure(id: AdventureID(id), party: PartyID(party), setup: setup, contentVersion: contentVersion,
-                               startedAt: startedAt, state: try decoder.decode(AdventureState.self, from: Data(stateText.utf8)),
-                               lastTick: lastTick, nextTickAt: nextTickAt, endedAt: endedAt)
-    }
-
-    static func rosterText(_ roster: [PartyMember]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return String(decoding: try encoder.encode(roster), as: UTF8.self)
+                               startedAt: startedAt, tickPhase: tickPhase,
+                               state: try decoder.decode(AdventureState.self, from: Data(stateText.utf8)),
+                               lastTick: lastTick, nextTickAt: nextTickAt, endedAt: endedAt, followCode: followCode)
     }
 }

@@ -52,7 +52,7 @@ extension PostgresStore {
                        NULLIF(reason, ''), NULLIF(apns_id, ''), attempts, \(now)
                 FROM UNNEST(\(pushes.map(\.id.rawValue))::int8[], \(pushes.map { $0.adventure?.rawValue ?? "" })::text[],
                             \(pushes.map(\.message.target.kind.rawValue))::text[], \(pushes.map(\.message.target.id))::text[],
-                            \(pushes.map(\.token.hex))::text[], \(pushes.map(\.message.pushType.rawValue))::text[],
+                            \(pushes.map(\.destination.description))::text[], \(pushes.map(\.message.pushType.rawValue))::text[],
                             \(pushes.map(\.message.priority.rawValue))::int8[], \(lines.map { $0.status ?? -1 })::int8[],
                             \(lines.map { $0.reason ?? "" })::text[], \(lines.map { $0.apnsID ?? "" })::text[],
                             \(lines.map(\.attempts))::int8[])
@@ -62,8 +62,13 @@ extension PostgresStore {
                 """, logger: logger)
         }
         for result in recorded {
-            if case .tokenInvalid(_, let reason, let since, _, _) = result.outcome {
-                try await invalidate(result.push.token, reason: reason, since: since, at: now, connection)
+            switch (result.outcome, result.push.destination, result.push.message.target) {
+            case (.tokenInvalid(_, let reason, let since, _, _), .device(let token), _):
+                try await invalidate(token, reason: reason, since: since, at: now, connection)
+            case (.channelGone(_, let reason, _, _), .channel(let apnsID), .followerChannel(let channel)):
+                try await channelGone(channel, apnsID: apnsID, reason: reason, at: now, connection)
+            default:
+                break
             }
         }
         // The member told to leave has left once that push is done with, whatever APNs said.
@@ -85,6 +90,8 @@ extension PostgresStore {
             Settlement(state: .sent, log: (status, nil, apnsID, attempts))
         case .tokenInvalid(let status, let reason, _, let apnsID, let attempts):
             Settlement(state: .failed, outcome: "token no longer valid: \(reason)", log: (status, reason, apnsID, attempts))
+        case .channelGone(let status, let reason, let apnsID, let attempts):
+            Settlement(state: .failed, outcome: "channel gone: \(reason)", log: (status, reason, apnsID, attempts))
         case .retryLater(let nextAttempt, let reason):
             Settlement(state: .pending, outcome: "retrying: \(reason)", nextAttempt: nextAttempt)
         case .rejected(let status, let reason, let apnsID, let attempts):

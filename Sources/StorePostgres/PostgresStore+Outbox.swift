@@ -104,6 +104,9 @@ extension PostgresStore {
                 case .token(let token):
                     claimed.append(ClaimedPush(id: entry.id, adventure: entry.adventure, tick: entry.tick, message: entry.message,
                                                token: token, attempts: entry.attempts + 1))
+                case .channel(let channel):
+                    claimed.append(ClaimedPush(id: entry.id, adventure: entry.adventure, tick: entry.tick, message: entry.message,
+                                               destination: .channel(channel), attempts: entry.attempts + 1))
                 }
             }
             if !dropped.isEmpty {
@@ -124,8 +127,8 @@ extension PostgresStore {
         return claimed
     }
 
-    /// The token each push's target has now, read for all of them in at most three
-    /// statements; what a row means is `TokenLookup`'s.
+    /// The token each push's target has now, read for all of them in at most four
+    /// statements (one per kind of target); what a row means is `TokenLookup`'s.
     private func currentTokens(of messages: [OutboxMessage],
                                _ connection: PostgresConnection) async throws -> (OutboxMessage) -> TokenLookup {
         func ids(_ kind: PushTarget.Kind) -> [String] { messages.filter { $0.target.kind == kind }.map(\.target.id) }
@@ -149,8 +152,17 @@ extension PostgresStore {
                 SELECT id, status, CASE WHEN token_invalid_at IS NULL THEN token END FROM channel_member WHERE id = ANY(\(wanted))
                 """, logger: logger).decodeAll((String, String, String?).self) { members[id] = (status, token) }
         }
+        var channels: [String: (String, String?)] = [:]
+        if case let wanted = ids(.followerChannel), !wanted.isEmpty {
+            for (id, state, apnsID) in try await connection.query("""
+                SELECT id, state, apns_channel_id FROM follower_channel WHERE id = ANY(\(wanted))
+                """, logger: logger).decodeAll((String, String, String?).self) { channels[id] = (state, apnsID) }
+        }
         return { message in
             switch message.target {
+            case .followerChannel(let id):
+                let row = channels[id.rawValue]
+                return .followerChannel(state: row?.0, apnsID: row?.1)
             case .liveActivity(let id):
                 let row = activities[id.rawValue]
                 return .liveActivity(status: row?.0, validToken: row?.1)

@@ -9,9 +9,10 @@ extension PostgresStore {
     public func record(of adventure: AdventureID, includingOutbox: Bool) async throws -> AdventureRecord {
         try await snapshot { connection in
             let stored = try await requireAdventure(adventure, lock: "", connection)
+            // The members' activities: a follower's has no hero and no part in the game.
             let activities = try await connection.query("""
                 SELECT id, player, hero_id, frequent_updates, locale FROM live_activity WHERE adventure = \(adventure.rawValue)
-                ORDER BY created_at, id
+                AND hero_id IS NOT NULL ORDER BY created_at, id
                 """, logger: logger).decodeAll((String, String, String, Bool, String).self).map {
                 LiveActivityRecipient(activityID: ActivityID($0.0), player: PlayerID($0.1), hero: HeroID($0.2),
                                       frequentUpdates: $0.3, language: $0.4)

@@ -90,18 +90,22 @@ extension PostgresStore {
                 }
             }
         }
-        // Each budget must belong to an activity of the tick's adventure.
-        let activityIDs = batch.flatMap { $0.record.ledgers.keys.map(\.rawValue) }
-        if !activityIDs.isEmpty {
-            let owners = Dictionary(uniqueKeysWithValues: try await connection.query("""
-                SELECT id, adventure FROM live_activity WHERE id = ANY(\(activityIDs))
-                """, logger: logger).decodeAll((String, String).self))
+        // Each budget must belong to an activity (or followers' channel) of the tick's adventure.
+        func refuseStrangers(_ ids: (TickRecord) -> [String], in table: StaticString, what: String) async throws {
+            let wanted = batch.flatMap { ids($0.record) }
+            guard !wanted.isEmpty else { return }
+            var query = PostgresQuery(unsafeSQL: "SELECT id, adventure FROM \(table) WHERE id = ANY($1)")
+            query.binds.append(wanted, context: .default)
+            let owners = Dictionary(uniqueKeysWithValues: try await connection.query(query, logger: logger)
+                .decodeAll((String, String).self))
             for (index, record) in batch where refused[index] == nil {
-                if let stranger = record.ledgers.keys.sorted().first(where: { owners[$0.rawValue] != record.adventure.rawValue }) {
-                    refused[index] = .notFound("activity of adventure \(record.adventure)", id: stranger.rawValue)
+                if let stranger = ids(record).sorted().first(where: { owners[$0] != record.adventure.rawValue }) {
+                    refused[index] = .notFound("\(what) of adventure \(record.adventure)", id: stranger)
                 }
             }
         }
+        try await refuseStrangers({ $0.ledgers.keys.map(\.rawValue) }, in: "live_activity", what: "activity")
+        try await refuseStrangers({ $0.channelLedgers.keys.map(\.rawValue) }, in: "follower_channel", what: "followers' channel")
 
         // The fence (see `recordTicks`).
         let candidates = batch.filter { refused[$0.index] == nil }
@@ -180,6 +184,17 @@ extension PostgresStore {
             try await connection.query("""
                 UPDATE live_activity SET ledger = t.ledger FROM UNNEST(\(ledgers.map(\.0))::text[], \(ledgers.map(\.1))::text[])
                 AS t(id, ledger) WHERE live_activity.id = t.id
+                """, logger: logger)
+        }
+        // Only where followers' channels are open: a batch without any keeps its statements.
+        let channelLedgers = records.flatMap { record in
+            record.channelLedgers.sorted { $0.key < $1.key }.map { ($0.key.rawValue, LedgerJSON.text(of: $0.value)) }
+        }
+        if !channelLedgers.isEmpty {
+            try await connection.query("""
+                UPDATE follower_channel SET ledger = t.ledger
+                FROM UNNEST(\(channelLedgers.map(\.0))::text[], \(channelLedgers.map(\.1))::text[]) AS t(id, ledger)
+                WHERE follower_channel.id = t.id
                 """, logger: logger)
         }
     }

@@ -6,20 +6,23 @@ import Store
 import Vocabulary
 
 extension PostgresStore {
-    public func dueAdventures(at second: Int, limit: Int, skipping: Set<AdventureID>,
+    public func dueAdventures(at now: Date, limit: Int, skipping: Set<AdventureID>,
                               isKnown: @escaping @Sendable (AdventureID, Int) -> Bool,
                               hasLedger: @escaping @Sendable (AdventureID, ActivityID) -> Bool) async throws -> [DueAdventure] {
+        let (second, phase) = TickSchedule.secondAndPhase(of: now)
         try await takeLeases(dueBy: second)
         return try await snapshot { connection in
             let due = try await connection.query("""
-                SELECT id, last_tick FROM adventure
-                WHERE status = 'running' AND next_tick_at <= \(second) AND lease_holder = \(node)
-                ORDER BY next_tick_at, id LIMIT \(max(0, limit) + skipping.count)
-                """, logger: logger).decodeAll((String, Int).self)
+                SELECT id, last_tick, has_follower_channels FROM adventure
+                WHERE status = 'running' AND next_tick_at <= \(second) AND (next_tick_at < \(second) OR tick_phase <= \(phase))
+                AND lease_holder = \(node)
+                ORDER BY next_tick_at, tick_phase, id LIMIT \(max(0, limit) + skipping.count)
+                """, logger: logger).decodeAll((String, Int, Bool).self)
                 .filter { !skipping.contains(AdventureID($0.0)) }.prefix(max(0, limit))
             guard !due.isEmpty else { return [] }
             // Four statements whatever the number of adventures: what is due, the
-            // adventures the caller does not hold, their commands, their activities.
+            // adventures the caller does not hold, their commands, their activities;
+            // a fifth for the followers' channels of those that have had one.
             let ids = due.map(\.0)
             let unknown = due.filter { !isKnown(AdventureID($0.0), $0.1) }.map(\.0)
             var stored: [String: StoredAdventure] = [:]
@@ -28,14 +31,22 @@ extension PostgresStore {
             }
             let commands = try await pendingCommands(of: ids, connection)
             let activities = try await reachableActivities(of: ids, connection)
-            return due.map { id, lastTick in
+            let followed = due.filter(\.2).map(\.0)
+            let channels = followed.isEmpty ? [:] : try await openChannels(of: followed, connection)
+            return due.map { id, lastTick, _ in
                 let adventure = AdventureID(id)
                 let known = stored[id] == nil
+                func wanted(_ activity: ActivityID) -> Bool { !known || !hasLedger(adventure, activity) }
                 return DueAdventure(
                     id: adventure, lastTick: lastTick, stored: stored[id], commands: commands[id] ?? [],
-                    activities: (activities[id] ?? []).map { activity in
-                        let wanted = !known || !hasLedger(adventure, activity.recipient.activityID)
-                        return DueActivity(recipient: activity.recipient, ledger: wanted ? activity.ledger : nil)
+                    activities: (activities[id]?.members ?? []).map { activity in
+                        DueActivity(recipient: activity.recipient,
+                                    ledger: wanted(activity.recipient.activityID) ? activity.ledger : nil)
+                    },
+                    followerChannels: channels[id] ?? [],
+                    followerActivities: (activities[id]?.followers ?? []).map { activity in
+                        DueFollowerActivity(recipient: activity.recipient,
+                                            ledger: wanted(activity.recipient.activityID) ? activity.ledger : nil)
                     })
             }
         }
@@ -48,21 +59,26 @@ extension PostgresStore {
             """, logger: logger)
     }
 
-    public func nextTickDue() async throws -> Int? {
-        try await client.query("SELECT MIN(next_tick_at) FROM adventure WHERE status = 'running'", logger: logger)
-            .decodeFirst(Int?.self) ?? nil
+    public func nextTickDue() async throws -> Date? {
+        try await client.query("""
+            SELECT next_tick_at, tick_phase FROM adventure WHERE status = 'running' ORDER BY next_tick_at, tick_phase LIMIT 1
+            """, logger: logger).decodeFirst((Int, Int).self).map { TickSchedule.dueInstant(second: $0.0, phase: $0.1) }
     }
 
     public func tickInputs(of adventure: AdventureID) async throws -> TickInputs {
         try await snapshot { connection in
             let stored = try await requireAdventure(adventure, lock: "", connection)
-            let activities = try await reachableActivities(of: [adventure.rawValue], connection)[adventure.rawValue] ?? []
+            let activities = try await reachableActivities(of: [adventure.rawValue], connection)[adventure.rawValue]
+            let channels = try await openChannels(of: [adventure.rawValue], connection)[adventure.rawValue] ?? []
+            let members = activities?.members ?? [], followers = activities?.followers ?? []
             return TickInputs(
                 adventure: stored, commands: try await pendingCommands(of: [adventure.rawValue], connection)[adventure.rawValue] ?? [],
-                recipients: activities.map(\.recipient),
-                ledgers: Dictionary(uniqueKeysWithValues: activities.compactMap { activity in
+                recipients: members.map(\.recipient),
+                ledgers: Dictionary(uniqueKeysWithValues: members.compactMap { activity in
                     activity.ledger.map { (activity.recipient.activityID, $0) }
-                }))
+                } + followers.compactMap { activity in activity.ledger.map { (activity.recipient.activityID, $0) } }),
+                followers: Followers(channels: channels.map(\.recipient), activities: followers.map(\.recipient)),
+                followerLedgers: Dictionary(uniqueKeysWithValues: channels.map { ($0.recipient.channel, $0.ledger) }))
         }
     }
 
@@ -92,20 +108,46 @@ extension PostgresStore {
     }
 
     /// The activities that can receive a push now (active, with a valid token) by
-    /// adventure, each adventure's in the order they were registered.
-    private func reachableActivities(of adventures: [String],
-                                     _ connection: PostgresConnection) async throws -> [String: [DueActivity]] {
-        var activities: [String: [DueActivity]] = [:]
+    /// adventure, each adventure's in the order they were registered: the members'
+    /// and, apart, the followers' own (no hero).
+    private func reachableActivities(of adventures: [String], _ connection: PostgresConnection) async throws
+        -> [String: (members: [DueActivity], followers: [DueFollowerActivity])]
+    {
+        var activities: [String: (members: [DueActivity], followers: [DueFollowerActivity])] = [:]
         for (adventure, id, player, hero, frequentUpdates, locale, ledger) in try await connection.query("""
             SELECT a.adventure, a.id, a.player, a.hero_id, a.frequent_updates, a.locale, a.ledger FROM live_activity a
             JOIN activity_token t ON t.activity = a.id AND t.invalidated_at IS NULL
             WHERE a.adventure = ANY(\(adventures)) AND a.status = 'active'
             ORDER BY a.adventure, a.created_at, a.id
-            """, logger: logger).decodeAll((String, String, String, String, Bool, String, String).self) {
-            let recipient = LiveActivityRecipient(activityID: ActivityID(id), player: PlayerID(player), hero: HeroID(hero),
-                                                  frequentUpdates: frequentUpdates, language: locale)
-            activities[adventure, default: []].append(DueActivity(recipient: recipient, ledger: try Self.ledger(ledger)))
+            """, logger: logger).decodeAll((String, String, String, String?, Bool, String, String).self) {
+            if let hero {
+                let recipient = LiveActivityRecipient(activityID: ActivityID(id), player: PlayerID(player), hero: HeroID(hero),
+                                                      frequentUpdates: frequentUpdates, language: locale)
+                activities[adventure, default: ([], [])].members.append(DueActivity(recipient: recipient, ledger: try Self.ledger(ledger)))
+            } else {
+                let recipient = FollowerActivityRecipient(activityID: ActivityID(id), player: PlayerID(player),
+                                                          frequentUpdates: frequentUpdates, language: locale)
+                activities[adventure, default: ([], [])].followers.append(
+                    DueFollowerActivity(recipient: recipient, ledger: try Self.ledger(ledger)))
+            }
         }
         return activities
+    }
+
+    /// The open followers' channels of these adventures with their budgets, by adventure and language.
+    func openChannels(of adventures: [String], _ connection: PostgresConnection) async throws -> [String: [DueFollowerChannel]] {
+        var channels: [String: [DueFollowerChannel]] = [:]
+        for (adventure, id, language, policy, ledger) in try await connection.query("""
+            SELECT adventure, id, language, storage_policy, ledger FROM follower_channel
+            WHERE adventure = ANY(\(adventures)) AND state = 'open' ORDER BY adventure, language
+            """, logger: logger).decodeAll((String, String, String, Int, String).self) {
+            guard let storagePolicy = MessageStoragePolicy(rawValue: policy) else {
+                throw StoreError.corrupt("storage policy \(policy) of followers' channel \(id)")
+            }
+            channels[adventure, default: []].append(DueFollowerChannel(
+                recipient: FollowerChannelRecipient(channel: FollowerChannelID(id), language: language, storagePolicy: storagePolicy),
+                ledger: try Self.ledger(ledger)))
+        }
+        return channels
     }
 }

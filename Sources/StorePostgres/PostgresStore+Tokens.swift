@@ -6,7 +6,7 @@ import Store
 import Vocabulary
 
 extension PostgresStore {
-    public func registerLiveActivity(activityID: ActivityID, player: PlayerID, adventure: AdventureID, hero: HeroID,
+    public func registerLiveActivity(activityID: ActivityID, player: PlayerID, adventure: AdventureID, hero: HeroID?,
                                      token: PushToken, frequentUpdates: Bool, locale: String,
                                      at now: Date) async throws -> LiveActivity {
         let locale = try StoredValueLimits.checkedLocale(locale)
@@ -15,14 +15,24 @@ extension PostgresStore {
             // FOR SHARE: the adventure cannot end (a tick takes its row FOR UPDATE)
             // between the check that it runs and the new activity's commit.
             let stored = try await requireAdventure(adventure, lock: "FOR SHARE", connection)
-            guard stored.setup.party.contains(PartyMember(player: player, hero: hero)) else {
-                throw StoreError.forbidden("hero '\(hero)' is not yours in adventure \(adventure)")
+            if let hero {
+                guard stored.setup.party.contains(PartyMember(player: player, hero: hero)) else {
+                    throw StoreError.forbidden("hero '\(hero)' is not yours in adventure \(adventure)")
+                }
+            } else {
+                // FOR SHARE: the follower cannot leave between this check and the commit.
+                let delivery = try await connection.query("""
+                    SELECT delivery FROM follower WHERE adventure = \(adventure.rawValue) AND player = \(player.rawValue)
+                    AND status = 'following' FOR SHARE
+                    """, logger: logger).decodeFirst(String.self)
+                try StoredValueLimits.checkFollowerActivity(delivery: delivery.flatMap(FollowerDelivery.init(rawValue:)),
+                                                            adventure: adventure)
             }
             // Two registrations of one new activity at once: the primary key lets one
             // insert; the other finds it below, as a repeat or a rotation.
             let inserted = stored.status == .running ? try await connection.query("""
                 INSERT INTO live_activity (id, player, adventure, hero_id, frequent_updates, locale, status, ledger, created_at)
-                VALUES (\(activityID.rawValue), \(player.rawValue), \(adventure.rawValue), \(hero.rawValue), \(frequentUpdates),
+                VALUES (\(activityID.rawValue), \(player.rawValue), \(adventure.rawValue), \(hero?.rawValue), \(frequentUpdates),
                         \(locale), 'active', \(LedgerJSON.text(of: BudgetLedger())), \(now))
                 ON CONFLICT (id) DO NOTHING RETURNING id
                 """, logger: logger).decodeFirst(String.self) != nil : false
@@ -34,7 +44,7 @@ extension PostgresStore {
                 guard existing.player == player.rawValue else {
                     throw StoreError.forbidden("activity \(activityID) belongs to another player")
                 }
-                guard existing.adventure == adventure.rawValue, existing.hero == hero.rawValue else {
+                guard existing.adventure == adventure.rawValue, existing.hero == hero?.rawValue else {
                     throw StoreError.conflict("activity \(activityID) is registered for another adventure or hero")
                 }
             }
@@ -113,7 +123,7 @@ extension PostgresStore {
         var id: String
         var player: String
         var adventure: String
-        var hero: String
+        var hero: String?
         var status: String
     }
 
@@ -122,7 +132,7 @@ extension PostgresStore {
     private func lockedActivity(_ id: ActivityID, _ connection: PostgresConnection) async throws -> ActivityColumns? {
         try await connection.query("""
             SELECT id, player, adventure, hero_id, status FROM live_activity WHERE id = \(id.rawValue) FOR UPDATE
-            """, logger: logger).decodeFirst((String, String, String, String, String).self).map {
+            """, logger: logger).decodeFirst((String, String, String, String?, String).self).map {
             ActivityColumns(id: $0.0, player: $0.1, adventure: $0.2, hero: $0.3, status: $0.4)
         }
     }
@@ -160,11 +170,11 @@ extension PostgresStore {
             SELECT a.player, a.adventure, a.hero_id, a.frequent_updates, a.locale, a.status, a.ledger, a.created_at, t.token
             FROM live_activity a LEFT JOIN activity_token t ON t.activity = a.id AND t.invalidated_at IS NULL
             WHERE a.id = \(id.rawValue)
-            """, logger: logger).decodeFirst((String, String, String, Bool, String, String, String, Date, String?).self)
+            """, logger: logger).decodeFirst((String, String, String?, Bool, String, String, String, Date, String?).self)
         else { throw StoreError.notFound("activity", id: id.rawValue) }
         let (player, adventure, hero, frequentUpdates, locale, status, ledger, createdAt, token) = row
         guard let status = LiveActivityStatus(rawValue: status) else { throw StoreError.corrupt("status of activity \(id)") }
-        return LiveActivity(id: id, player: PlayerID(player), adventure: AdventureID(adventure), hero: HeroID(hero),
+        return LiveActivity(id: id, player: PlayerID(player), adventure: AdventureID(adventure), hero: hero.map { HeroID($0) },
                             frequentUpdates: frequentUpdates, locale: locale, status: status,
                             token: token.map(PushToken.init(stored:)), ledger: try Self.ledger(ledger), createdAt: createdAt)
     }

@@ -25,6 +25,10 @@ extension SQLiteStore {
                 """, arguments: [id.rawValue])
             let token: String? = member?["tokenInvalidAt"] as Date? == nil ? member?["token"] : nil
             return .pushToTalk(status: member?["status"], validToken: token, isLeavePush: isEnd)
+        case .followerChannel(let id):
+            let channel = try Row.fetchOne(db.cachedStatement(sql: "SELECT state, apnsChannelID FROM followerChannel WHERE id = ?"),
+                                           arguments: [id.rawValue])
+            return .followerChannel(state: channel?[0], apnsID: channel?[1])
         }
     }
 
@@ -86,7 +90,7 @@ extension SQLiteStore {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
                 push.id.rawValue, push.adventure?.rawValue, push.message.target.kind.rawValue, push.message.target.id,
-                push.token.hex, push.message.pushType.rawValue, push.message.priority.rawValue, status, reason, apnsID,
+                push.destination.description, push.message.pushType.rawValue, push.message.priority.rawValue, status, reason, apnsID,
                 attempts, now,
             ])
     }

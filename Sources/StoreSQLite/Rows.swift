@@ -67,7 +67,8 @@ struct LiveActivityRow: Codable, FetchableRecord, PersistableRecord {
     var id: String
     var player: String
     var adventure: String
-    var heroID: String
+    /// Nil for a follower's activity.
+    var heroID: String?
     var frequentUpdates: Bool
     var locale: String
     var status: LiveActivityStatus
@@ -75,14 +76,15 @@ struct LiveActivityRow: Codable, FetchableRecord, PersistableRecord {
     var createdAt: Date
 
     func value(token: String?) -> LiveActivity {
-        LiveActivity(id: ActivityID(id), player: PlayerID(player), adventure: AdventureID(adventure), hero: HeroID(heroID),
+        LiveActivity(id: ActivityID(id), player: PlayerID(player), adventure: AdventureID(adventure), hero: heroID.map(HeroID.init),
                      frequentUpdates: frequentUpdates, locale: locale, status: status,
                      token: token.map(PushToken.init(stored:)), ledger: ledger, createdAt: createdAt)
     }
 
-    var recipient: LiveActivityRecipient {
-        LiveActivityRecipient(activityID: ActivityID(id), player: PlayerID(player), hero: HeroID(heroID),
-                              frequentUpdates: frequentUpdates, language: locale)
+    /// A member's activity as the policy sees it; nil for a follower's.
+    var recipient: LiveActivityRecipient? {
+        heroID.map { LiveActivityRecipient(activityID: ActivityID(id), player: PlayerID(player), hero: HeroID($0),
+                                           frequentUpdates: frequentUpdates, language: locale) }
     }
 }
 
@@ -96,7 +98,8 @@ struct ActivityTokenRow: Codable, FetchableRecord, PersistableRecord {
     var invalidReason: String?
 }
 
-struct AdventureRow: Codable, FetchableRecord, PersistableRecord {
+/// Read back; `startAdventure` writes the row with its own statement.
+struct AdventureRow: Codable, FetchableRecord, TableRecord {
     static let databaseTableName = "adventure"
     var id: String
     var party: String
@@ -107,19 +110,27 @@ struct AdventureRow: Codable, FetchableRecord, PersistableRecord {
     var tickInterval: Int
     var timeLimit: Int
     var startedAt: Int
+    var tickPhase: Int
     var status: AdventureStatus
     var state: AdventureState
     var lastTick: Int
     var nextTickAt: Int?
     var endedAt: Int?
+    var followCode: String?
+    /// Whether a followers' channel of the adventure has ever opened (nil in a file from before followers).
+    var hasFollowerChannels: Bool?
 
     func value() throws -> StoredAdventure {
         guard let seed = UInt64(seed) else { throw StoreError.corrupt("seed '\(seed)' of adventure \(id)") }
         let setup = AdventureSetup(route: RouteID(routeID), party: roster, tickInterval: tickInterval,
                                    timeLimit: timeLimit, seed: seed)
+        let code = try followCode.map { text in
+            guard let code = FollowCode(typed: text) else { throw StoreError.corrupt("follow code of adventure \(id)") }
+            return code
+        }
         return StoredAdventure(id: AdventureID(id), party: PartyID(party), setup: setup, contentVersion: contentVersion,
-                               startedAt: startedAt, state: state, lastTick: lastTick, nextTickAt: nextTickAt,
-                               endedAt: endedAt)
+                               startedAt: startedAt, tickPhase: tickPhase, state: state, lastTick: lastTick, nextTickAt: nextTickAt,
+                               endedAt: endedAt, followCode: code)
     }
 }
 
@@ -203,7 +214,8 @@ struct PushLogRow: Codable, FetchableRecord {
     func entry(tick: Int?, decision: String, payload: Data) throws -> PushLogEntry {
         guard let priority = Priority(rawValue: priority) else { throw StoreError.corrupt("priority \(priority) in push log") }
         return PushLogEntry(outbox: OutboxID(outbox), adventure: adventure.map(AdventureID.init),
-                            target: try PushTarget(kind: targetKind, id: targetID), token: PushToken(stored: token),
+                            target: try PushTarget(kind: targetKind, id: targetID),
+                            destination: PushDestination(stored: token, for: try PushTarget(kind: targetKind, id: targetID).kind),
                             pushType: try OutboxRow.pushType(pushType), priority: priority, status: status, reason: reason, apnsID: apnsID,
                             attempts: attempts, sentAt: sentAt, tick: tick, decision: decision, payload: payload)
     }

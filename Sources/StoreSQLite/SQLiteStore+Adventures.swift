@@ -1,6 +1,7 @@
 import Foundation
 import Game
 import GRDB
+import PushPolicy
 import Store
 import Vocabulary
 
@@ -14,7 +15,7 @@ extension SQLiteStore {
     @discardableResult
     public func startAdventure(
         id: AdventureID = .random(), party: PartyID, setup: AdventureSetup, state: AdventureState, startedAt: Int,
-        contentVersion: String, outbox: [OutboxMessage], at now: Date
+        contentVersion: String, followCode: FollowCode?, outbox: [OutboxMessage], at now: Date
     ) async throws -> StoredAdventure {
         try StoredValueLimits.checkNewAdventure(setup: setup, state: state, startedAt: startedAt, contentVersion: contentVersion)
         return try await write { db in
@@ -26,16 +27,20 @@ extension SQLiteStore {
             if let running = try Self.runningAdventureID(of: party, db) {
                 throw StoreError.conflict("party '\(partyRow.name)' already has adventure \(running) running")
             }
-            let row = AdventureRow(
-                id: id.rawValue, party: party.rawValue, routeID: setup.route.rawValue, contentVersion: contentVersion,
-                seed: String(setup.seed), roster: setup.party, tickInterval: setup.tickInterval, timeLimit: setup.timeLimit,
-                startedAt: startedAt, status: .running, state: state, lastTick: 0,
-                nextTickAt: startedAt + setup.tickInterval, endedAt: nil)
-            try row.insert(db)
+            let roster = try RosterJSON.text(of: setup.party)
+            try db.execute(sql: """
+                INSERT INTO adventure (id, party, routeID, contentVersion, seed, roster, tickInterval, timeLimit, startedAt,
+                                       tickPhase, status, state, lastTick, nextTickAt, followCode)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'running', ?, 0, ?, ?)
+                """, arguments: [
+                    id.rawValue, party.rawValue, setup.route.rawValue, contentVersion, String(setup.seed), roster,
+                    setup.tickInterval, setup.timeLimit, startedAt, TickSchedule.phase(of: id), CanonicalJSON.text(of: state),
+                    startedAt + setup.tickInterval, followCode?.rawValue,
+                ])
             for message in outbox {
                 try Self.enqueue(message, adventure: id, tick: 0, at: now.databaseValue, db)
             }
-            return try row.value()
+            return try Self.requireAdventure(id, db).value()
         }
     }
 
@@ -45,7 +50,7 @@ extension SQLiteStore {
 
     public func runningAdventures() async throws -> [StoredAdventure] {
         try await read { db in
-            try AdventureRow.fetchAll(db, sql: "SELECT * FROM adventure WHERE status = 'running' ORDER BY nextTickAt, id")
+            try AdventureRow.fetchAll(db, sql: "SELECT * FROM adventure WHERE status = 'running' ORDER BY nextTickAt, tickPhase, id")
                 .map { try $0.value() }
         }
     }
@@ -115,14 +120,18 @@ extension SQLiteStore {
     }
 
     static func tickInputs(of adventure: AdventureID, _ db: Database) throws -> TickInputs {
-        let stored = try requireAdventure(adventure, db).value()
+        let row = try requireAdventure(adventure, db)
+        let stored = try row.value()
         let activities = try reachableActivities(of: adventure, withLedger: { _ in true }, db)
+        let channels = row.hasFollowerChannels == true ? try openChannels(of: adventure, db) : []
         return TickInputs(
             adventure: stored, commands: try pendingCommands(for: adventure, db),
-            recipients: activities.map(\.recipient),
-            ledgers: Dictionary(uniqueKeysWithValues: activities.compactMap { activity in
+            recipients: activities.members.map(\.recipient),
+            ledgers: Dictionary(uniqueKeysWithValues: activities.members.compactMap { activity in
                 activity.ledger.map { (activity.recipient.activityID, $0) }
-            }))
+            } + activities.followers.compactMap { activity in activity.ledger.map { (activity.recipient.activityID, $0) } }),
+            followers: Followers(channels: channels.map(\.recipient), activities: activities.followers.map(\.recipient)),
+            followerLedgers: Dictionary(uniqueKeysWithValues: channels.map { ($0.recipient.channel, $0.ledger) }))
     }
 
     /// The applied commands with the tick each was applied at: with the setup, what

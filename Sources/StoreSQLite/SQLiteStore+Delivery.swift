@@ -43,8 +43,14 @@ extension SQLiteStore {
         case .tokenInvalid(let status, let reason, let since, let apnsID, let attempts):
             try settle(push, by: claimant, as: .failed, outcome: "token no longer valid: \(reason)", db)
             try log(push, status: status, reason: reason, apnsID: apnsID, attempts: attempts, at: loggedAt, db)
-            try invalidate(push.token, reason: reason, since: since, at: now, db)
+            if let token = push.token { try invalidate(token, reason: reason, since: since, at: now, db) }
             try finishLeaving(push.message, db)
+        case .channelGone(let status, let reason, let apnsID, let attempts):
+            try settle(push, by: claimant, as: .failed, outcome: "channel gone: \(reason)", db)
+            try log(push, status: status, reason: reason, apnsID: apnsID, attempts: attempts, at: loggedAt, db)
+            if case .followerChannel(let channel) = push.message.target, case .channel(let apnsID) = push.destination {
+                try channelGone(channel, apnsID: apnsID, reason: reason, at: now, db)
+            }
         case .retryLater(let nextAttempt, let reason):
             try requireSending(push, by: claimant, db)
             try db.execute(sql: "UPDATE outbox SET state = 'pending', nextAttemptAt = ?, outcome = ? WHERE id = ?",

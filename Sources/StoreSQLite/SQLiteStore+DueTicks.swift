@@ -6,53 +6,81 @@ import Store
 import Vocabulary
 
 extension SQLiteStore {
-    /// Running adventures whose next tick is due at `second` (unix seconds), most
-    /// overdue first, from one snapshot, leaving out those in `skipping`. `isKnown(id, lastTick)` and
-    /// `hasLedger(id, activity)` say what the caller already holds; the ledgers
-    /// of an adventure it does not know are all read.
+    /// Running adventures whose next tick is due by `now` (its second, then its
+    /// phase), most overdue first, from one snapshot, leaving out those in
+    /// `skipping`. `isKnown(id, lastTick)` and `hasLedger(id, activity)` say what
+    /// the caller already holds; the ledgers of an adventure it does not know are all read.
     public func dueAdventures(
-        at second: Int, limit: Int, skipping: Set<AdventureID>,
+        at now: Date, limit: Int, skipping: Set<AdventureID>,
         isKnown: @escaping @Sendable (AdventureID, Int) -> Bool,
         hasLedger: @escaping @Sendable (AdventureID, ActivityID) -> Bool
     ) async throws -> [DueAdventure] {
-        try await read { db in
+        let (second, phase) = TickSchedule.secondAndPhase(of: now)
+        return try await read { db in
             let due = try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT id, lastTick FROM adventure WHERE status = 'running' AND nextTickAt <= ?
-                ORDER BY nextTickAt, id LIMIT ?
-                """), arguments: [second, max(0, limit) + skipping.count])
+                SELECT id, lastTick, hasFollowerChannels FROM adventure
+                WHERE status = 'running' AND nextTickAt <= ? AND (nextTickAt < ? OR tickPhase <= ?)
+                ORDER BY nextTickAt, tickPhase, id LIMIT ?
+                """), arguments: [second, second, phase, max(0, limit) + skipping.count])
                 .lazy.filter { !skipping.contains(AdventureID($0[0] as String)) }.prefix(max(0, limit))
             return try due.map { row in
-                let id = AdventureID(row[0] as String), lastTick: Int = row[1]
+                let id = AdventureID(row[0] as String), lastTick: Int = row[1], hasChannels: Bool = row[2]
                 let known = isKnown(id, lastTick)
                 let stored = known ? nil : try Self.requireAdventure(id, db).value()
                 let activities = try Self.reachableActivities(of: id, withLedger: { !known || !hasLedger(id, $0) }, db)
                 return DueAdventure(id: id, lastTick: lastTick, stored: stored,
-                                    commands: try Self.pendingCommands(for: id, db), activities: activities)
+                                    commands: try Self.pendingCommands(for: id, db), activities: activities.members,
+                                    followerChannels: hasChannels ? try Self.openChannels(of: id, db) : [],
+                                    followerActivities: activities.followers)
             }
         }
     }
 
     /// The adventure's activities that can receive a push now (active, with a
     /// valid token), in the order they were registered, each budget decoded only
-    /// where `withLedger(activityID)` asks for it.
+    /// where `withLedger(activityID)` asks for it: the members' and, apart, the
+    /// followers' own (no hero).
     static func reachableActivities(of adventure: AdventureID, withLedger: (ActivityID) -> Bool,
-                                    _ db: Database) throws -> [DueActivity] {
-        try Row.fetchAll(db.cachedStatement(sql: """
+                                    _ db: Database) throws -> (members: [DueActivity], followers: [DueFollowerActivity]) {
+        var members: [DueActivity] = [], followers: [DueFollowerActivity] = []
+        for activity in try Row.fetchAll(db.cachedStatement(sql: """
             SELECT liveActivity.id, player, heroID, frequentUpdates, locale, ledger FROM liveActivity
             JOIN activityToken ON activityToken.activity = liveActivity.id AND activityToken.invalidatedAt IS NULL
             WHERE liveActivity.adventure = ? AND liveActivity.status = 'active'
             ORDER BY liveActivity.createdAt, liveActivity.id
-            """), arguments: [adventure.rawValue]).map { activity in
-            let activityID = ActivityID(activity[0] as String)
-            let recipient = LiveActivityRecipient(
-                activityID: activityID, player: PlayerID(activity[1] as String), hero: HeroID(activity[2] as String),
-                frequentUpdates: activity[3], language: activity[4])
-            let ledger = withLedger(activityID)
-                ? try LiveActivityRow.databaseJSONDecoder(for: "ledger")
-                    .decode(BudgetLedger.self, from: Data((activity[5] as String).utf8))
-                : nil
-            return DueActivity(recipient: recipient, ledger: ledger)
+            """), arguments: [adventure.rawValue]) {
+            let activityID = ActivityID(activity[0] as String), player = PlayerID(activity[1] as String)
+            let ledger = withLedger(activityID) ? try Self.ledger(activity[5] as String) : nil
+            if let hero = activity[2] as String? {
+                members.append(DueActivity(recipient: LiveActivityRecipient(
+                    activityID: activityID, player: player, hero: HeroID(hero), frequentUpdates: activity[3], language: activity[4]),
+                                           ledger: ledger))
+            } else {
+                followers.append(DueFollowerActivity(recipient: FollowerActivityRecipient(
+                    activityID: activityID, player: player, frequentUpdates: activity[3], language: activity[4]), ledger: ledger))
+            }
         }
+        return (members, followers)
+    }
+
+    /// The adventure's open followers' channels with their budgets, by language.
+    static func openChannels(of adventure: AdventureID, _ db: Database) throws -> [DueFollowerChannel] {
+        try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT id, language, storagePolicy, ledger FROM followerChannel INDEXED BY followerChannel_open
+            WHERE adventure = ? AND state = 'open' ORDER BY language
+            """), arguments: [adventure.rawValue]).map { row in
+            let policy: Int = row[2]
+            guard let storagePolicy = MessageStoragePolicy(rawValue: policy) else {
+                throw StoreError.corrupt("storage policy \(policy) of followers' channel \(row[0] as String)")
+            }
+            return DueFollowerChannel(recipient: FollowerChannelRecipient(channel: FollowerChannelID(row[0] as String),
+                                                                          language: row[1], storagePolicy: storagePolicy),
+                                      ledger: try Self.ledger(row[3] as String))
+        }
+    }
+
+    static func ledger(_ text: String) throws -> BudgetLedger {
+        try LiveActivityRow.databaseJSONDecoder(for: "ledger").decode(BudgetLedger.self, from: Data(text.utf8))
     }
 
     /// One process writes a SQLite file: it holds every adventure, and there is
@@ -65,10 +93,12 @@ extension SQLiteStore {
 
     public func liveNodes() async throws -> Int { 1 }
 
-    /// When the earliest running adventure's next tick is due (unix seconds).
-    public func nextTickDue() async throws -> Int? {
+    /// When the earliest running adventure's next tick is due, to the millisecond.
+    public func nextTickDue() async throws -> Date? {
         try await read { db in
-            try Int.fetchOne(db, sql: "SELECT MIN(nextTickAt) FROM adventure WHERE status = 'running'")
+            try Row.fetchOne(db.cachedStatement(sql: """
+                SELECT nextTickAt, tickPhase FROM adventure WHERE status = 'running' ORDER BY nextTickAt, tickPhase LIMIT 1
+                """)).map { TickSchedule.dueInstant(second: $0[0], phase: $0[1]) }
         }
     }
 }

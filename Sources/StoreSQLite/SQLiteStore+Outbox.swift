@@ -47,6 +47,10 @@ extension SQLiteStore {
                     try claim.execute(arguments: [nowValue, claimant, row.id])
                     claimed.append(ClaimedPush(id: OutboxID(row.id), adventure: row.adventure, tick: row.tick,
                                                message: row.message, token: token, attempts: row.attempts + 1))
+                case .channel(let channel):
+                    try claim.execute(arguments: [nowValue, claimant, row.id])
+                    claimed.append(ClaimedPush(id: OutboxID(row.id), adventure: row.adventure, tick: row.tick,
+                                               message: row.message, destination: .channel(channel), attempts: row.attempts + 1))
                 }
             }
         }

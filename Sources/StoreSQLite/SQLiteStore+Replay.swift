@@ -9,9 +9,10 @@ extension SQLiteStore {
     public func record(of adventure: AdventureID, includingOutbox: Bool) async throws -> AdventureRecord {
         try await read { db in
             let stored = try Self.requireAdventure(adventure, db).value()
+            // The members' activities: a follower's has no hero and no part in the game.
             let activities = try LiveActivityRow.fetchAll(db, sql: """
-                SELECT * FROM liveActivity WHERE adventure = ? ORDER BY createdAt, id
-                """, arguments: [adventure.rawValue]).map(\.recipient)
+                SELECT * FROM liveActivity WHERE adventure = ? AND heroID IS NOT NULL ORDER BY createdAt, id
+                """, arguments: [adventure.rawValue]).compactMap(\.recipient)
             var events: [LoggedEventText] = []
             let rows = try Row.fetchCursor(db, sql: "SELECT tick, event FROM event WHERE adventure = ? ORDER BY tick, position",
                                            arguments: [adventure.rawValue])

@@ -86,6 +86,15 @@ extension SQLiteStore {
                 throw StoreError.notFound("activity of adventure \(adventure)", id: activity.rawValue)
             }
         }
+        if !record.channelLedgers.isEmpty {
+            let updateChannel = try db.cachedStatement(sql: "UPDATE followerChannel SET ledger = ? WHERE id = ? AND adventure = ?")
+            for (channel, ledger) in record.channelLedgers.sorted(by: { $0.key < $1.key }) {
+                try updateChannel.execute(arguments: [LedgerJSON.text(of: ledger), channel.rawValue, adventure.rawValue])
+                guard db.changedRows else {
+                    throw StoreError.notFound("followers' channel of adventure \(adventure)", id: channel.rawValue)
+                }
+            }
+        }
         return stored
     }
 

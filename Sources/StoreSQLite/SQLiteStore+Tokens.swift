@@ -8,26 +8,35 @@ import Vocabulary
 extension SQLiteStore {
 
     /// Registers a Live Activity the app started (or that a push-to-start created)
-    /// for one of the player's heroes in a running adventure, with its push token.
+    /// for one of the player's heroes in a running adventure, with its push token;
+    /// without a hero, the activity of a player who follows the adventure per token.
     /// Sending the same registration again changes nothing; the same activity with
     /// another token is a rotation. `locale` is the catalog language its texts use.
     @discardableResult
     public func registerLiveActivity(
-        activityID: ActivityID, player: PlayerID, adventure: AdventureID, hero: HeroID, token: PushToken,
+        activityID: ActivityID, player: PlayerID, adventure: AdventureID, hero: HeroID?, token: PushToken,
         frequentUpdates: Bool, locale: String, at now: Date
     ) async throws -> LiveActivity {
         let locale = try StoredValueLimits.checkedLocale(locale)
         try StoredValueLimits.checkClientID(activityID.rawValue, kind: "an activity id")
         return try await write { db in
             let stored = try Self.requireAdventure(adventure, db)
-            guard stored.roster.contains(PartyMember(player: player, hero: hero)) else {
-                throw StoreError.forbidden("hero '\(hero)' is not yours in adventure \(adventure)")
+            if let hero {
+                guard stored.roster.contains(PartyMember(player: player, hero: hero)) else {
+                    throw StoreError.forbidden("hero '\(hero)' is not yours in adventure \(adventure)")
+                }
+            } else {
+                let delivery = try String.fetchOne(db, sql: """
+                    SELECT delivery FROM follower WHERE adventure = ? AND player = ? AND status = 'following'
+                    """, arguments: [adventure.rawValue, player.rawValue])
+                try StoredValueLimits.checkFollowerActivity(delivery: delivery.flatMap(FollowerDelivery.init(rawValue:)),
+                                                            adventure: adventure)
             }
             if let existing = try LiveActivityRow.fetchOne(db, key: activityID.rawValue) {
                 guard existing.player == player.rawValue else {
                     throw StoreError.forbidden("activity \(activityID) belongs to another player")
                 }
-                guard existing.adventure == adventure.rawValue, existing.heroID == hero.rawValue else {
+                guard existing.adventure == adventure.rawValue, existing.heroID == hero?.rawValue else {
                     throw StoreError.conflict("activity \(activityID) is registered for another adventure or hero")
                 }
                 try Self.install(token, for: existing, at: now, db)
@@ -37,7 +46,7 @@ extension SQLiteStore {
                 throw StoreError.conflict("adventure \(adventure) has ended; no new activity can follow it")
             }
             let row = LiveActivityRow(id: activityID.rawValue, player: player.rawValue, adventure: adventure.rawValue,
-                                      heroID: hero.rawValue, frequentUpdates: frequentUpdates, locale: locale,
+                                      heroID: hero?.rawValue, frequentUpdates: frequentUpdates, locale: locale,
                                       status: .active, ledger: BudgetLedger(), createdAt: now)
             try row.insert(db)
             try ActivityTokenRow(activity: row.id, token: token.hex, registeredAt: now).insert(db)

@@ -14,6 +14,8 @@ enum Schema {
         migrator.registerMigration("v4-supersedable", migrate: v4Supersedable)
         migrator.registerMigration("v5-claimant", migrate: v5Claimant)
         migrator.registerMigration("v6-checks-as-comparisons", migrate: v6ChecksAsComparisons)
+        migrator.registerMigration("v7-tick-phase", migrate: v7TickPhase)
+        migrator.registerMigration("v8-followers", migrate: v8Followers)
         return migrator
     }
 
@@ -282,6 +284,87 @@ enum Schema {
         let version = try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0
         try db.execute(sql: "PRAGMA schema_version = \(version + 1)")
         try db.execute(sql: "PRAGMA writable_schema = OFF")
+    }
+
+    /// Each adventure's ticks fall due a fixed number of milliseconds into their
+    /// second (`TickSchedule`), so that adventures do not all fall due at once;
+    /// the due queue is ordered by second, then phase. Adventures from before keep
+    /// phase 0: due at the start of their second, as they were.
+    private static func v7TickPhase(_ db: Database) throws {
+        try db.execute(sql: """
+            ALTER TABLE adventure ADD COLUMN tickPhase INTEGER NOT NULL DEFAULT 0 CHECK (tickPhase >= 0 AND tickPhase < 1000);
+            DROP INDEX adventure_due;
+            CREATE INDEX adventure_due ON adventure(nextTickAt, tickPhase) WHERE status = 'running';
+            """)
+    }
+
+    /// Followers of an adventure and its broadcast channels (one per language),
+    /// the follow code of a followable adventure, a follower's own Live Activity
+    /// (no hero) and broadcasts in the outbox. The outbox's target kind takes one
+    /// more value and a Live Activity's hero may be missing: both loosen a
+    /// constraint every stored row satisfies, so the two definitions are rewritten
+    /// in place as in v6 (SQLite documents this for removing NOT NULL and CHECK
+    /// constraints), instant however large the tables.
+    private static func v8Followers(_ db: Database) throws {
+        let edits = [
+            ("outbox", "targetKind = 'pushToTalk')", "targetKind = 'pushToTalk' OR targetKind = 'followerChannel')"),
+            ("liveActivity", "heroID TEXT NOT NULL,", "heroID TEXT,"),
+        ]
+        try db.execute(sql: "PRAGMA writable_schema = ON")
+        for (table, old, new) in edits {
+            guard let definition = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?",
+                                                      arguments: [table]),
+                  definition.components(separatedBy: old).count == 2
+            else { throw StoreError.corrupt("v8: the definition of \(table) is not the one the earlier migrations made") }
+            try db.execute(sql: "UPDATE sqlite_schema SET sql = ? WHERE type = 'table' AND name = ?",
+                           arguments: [definition.replacingOccurrences(of: old, with: new), table])
+        }
+        let version = try Int.fetchOne(db, sql: "PRAGMA schema_version") ?? 0
+        try db.execute(sql: "PRAGMA schema_version = \(version + 1)")
+        try db.execute(sql: "PRAGMA writable_schema = OFF")
+        try db.execute(sql: """
+            ALTER TABLE adventure ADD COLUMN followCode TEXT;
+            -- Set once a channel of the adventure opens: the ticker looks for channels
+            -- only in adventures that have had one.
+            ALTER TABLE adventure ADD COLUMN hasFollowerChannels BOOLEAN NOT NULL DEFAULT 0;
+
+            CREATE TABLE follower (
+                adventure TEXT NOT NULL REFERENCES adventure(id),
+                player TEXT NOT NULL REFERENCES player(id),
+                delivery TEXT NOT NULL CHECK (delivery = 'channel' OR delivery = 'token'),
+                language TEXT NOT NULL,
+                device TEXT REFERENCES device(id),
+                status TEXT NOT NULL CHECK (status = 'following' OR status = 'left'),
+                followedAt DATETIME NOT NULL,
+                leftAt DATETIME,
+                CHECK ((delivery = 'token') = (device IS NOT NULL)),
+                PRIMARY KEY (adventure, player)
+            ) WITHOUT ROWID;
+
+            CREATE TABLE followerChannel (
+                id TEXT PRIMARY KEY NOT NULL,
+                adventure TEXT NOT NULL REFERENCES adventure(id),
+                language TEXT NOT NULL,
+                state TEXT NOT NULL CHECK (state = 'wanted' OR state = 'creating' OR state = 'open' OR state = 'deleted'),
+                -- What APNs made (apns-channel-id); kept after the delete, for the record.
+                apnsChannelID TEXT,
+                storagePolicy INTEGER NOT NULL CHECK (storagePolicy = 0 OR storagePolicy = 1),
+                ledger TEXT NOT NULL,
+                -- Who holds the claim to make it, and which attempt that is.
+                claimedBy TEXT,
+                attempt INTEGER NOT NULL DEFAULT 0,
+                nextAttemptAt DATETIME NOT NULL,
+                note TEXT,
+                createdAt DATETIME NOT NULL,
+                openedAt DATETIME,
+                deletedAt DATETIME,
+                CHECK ((state = 'open') <= (apnsChannelID IS NOT NULL)),
+                CHECK ((state = 'creating') = (claimedBy IS NOT NULL)),
+                UNIQUE (adventure, language)
+            );
+            CREATE INDEX followerChannel_open ON followerChannel(adventure) WHERE state = 'open';
+            CREATE INDEX followerChannel_unmade ON followerChannel(nextAttemptAt) WHERE state = 'wanted' OR state = 'creating';
+            """)
     }
 
     /// `column IN ('a', 'b')` → `(column = 'a' OR column = 'b')`, for lists of

@@ -62,3 +62,13 @@ public struct OutboxID: SequenceIdentifier {
     public let rawValue: Int64
     public init(_ rawValue: Int64) { self.rawValue = rawValue }
 }
+
+/// The server's own id for one adventure's broadcast channel of one language:
+/// what the outbox targets. The channel APNs made for it (`BroadcastChannelID`)
+/// is looked up when a broadcast is claimed, as a device token is, so a channel
+/// made again after APNs lost it takes the broadcasts queued before.
+public struct FollowerChannelID: StringIdentifier {
+    public let rawValue: String
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+    public static func random() -> FollowerChannelID { FollowerChannelID(UUID().uuidString.lowercased()) }
+}

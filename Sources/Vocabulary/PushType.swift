@@ -55,6 +55,12 @@ public struct Topic: Hashable, Codable, Sendable, CustomStringConvertible, Expre
     }
 
     public var description: String { rawValue }
+
+    /// The bundle id this topic names for `pushType`; nil when it lacks that type's suffix.
+    public func bundleID(of pushType: PushType) -> String? {
+        guard rawValue.hasSuffix(pushType.topicSuffix), rawValue.count > pushType.topicSuffix.count else { return nil }
+        return String(rawValue.dropLast(pushType.topicSuffix.count))
+    }
 }
 
 /// `apns-priority` of the pushes the game decides.

@@ -18,7 +18,9 @@ import Foundation
 /// `attributes-type`, so renaming it breaks push-to-start on devices.
 public struct AdventureAttributes: Codable, Hashable, Sendable {
     public var adventureID: String
-    /// The hero whose Live Activity this is; `ContentState.currentHealthLevel` is this hero's.
+    /// The hero whose Live Activity this is; `ContentState.currentHealthLevel` is this
+    /// hero's. Empty for a follower's activity (a player outside the party), whose
+    /// `currentHealthLevel` is the whole party's.
     public var heroID: String
     public var routeName: String
     public var party: [HeroSummary]

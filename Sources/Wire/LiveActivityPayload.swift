@@ -186,7 +186,8 @@ public struct LiveActivityPayload: Codable, Hashable, Sendable {
             throw PayloadError.invalidValue("`relevance-score` must be a finite number, got \(relevanceScore)")
         }
         if let attributes {
-            guard attributes.party.contains(where: { $0.id == attributes.heroID }) else {
+            // Empty: a follower's activity, which shows the party but plays no hero.
+            guard attributes.heroID.isEmpty || attributes.party.contains(where: { $0.id == attributes.heroID }) else {
                 throw PayloadError.invalidValue("`attributes.heroID` \"\(attributes.heroID)\" is not in `attributes.party`")
             }
             guard state.boss.position < attributes.bosses.count else {

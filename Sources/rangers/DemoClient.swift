@@ -49,7 +49,15 @@ struct DemoClient: Sendable {
         var id: String
         var status: String
         var lastTick: Int
+        var followCode: String?
         var state: State
+    }
+
+    struct Following: Decodable {
+        struct Channel: Decodable { var id: String }
+        var delivery: String
+        var language: String
+        var channel: Channel?
     }
 
     struct Events: Decodable {
@@ -68,6 +76,8 @@ struct DemoClient: Sendable {
             var priority: Int
             var status: Int?
             var reason: String?
+            /// For a broadcast, its `apns-request-id`.
+            var apnsID: String?
             var tick: Int?
             var why: String
             var event: String?
@@ -103,18 +113,28 @@ struct DemoClient: Sendable {
                                         body: ["pushToken": token, "locale": locale])
     }
 
-    func registerActivity(adventure: String, activity: String, token: String, hero: HeroID, frequentPushes: Bool,
+    /// Without a hero: a follower's activity.
+    func registerActivity(adventure: String, activity: String, token: String, hero: HeroID?, frequentPushes: Bool,
                           locale: String, key: String) async throws {
-        let _: Ignored = try await call("POST", "/v1/adventures/\(adventure)/activities", key: key, body: [
-            "activityID": activity, "pushToken": token, "hero": hero.rawValue,
-            "frequentPushesEnabled": frequentPushes, "locale": locale,
-        ])
+        var body: [String: Any] = ["activityID": activity, "pushToken": token, "frequentPushesEnabled": frequentPushes,
+                                   "locale": locale]
+        if let hero { body["hero"] = hero.rawValue }
+        let _: Ignored = try await call("POST", "/v1/adventures/\(adventure)/activities", key: key, body: body)
     }
 
-    func startAdventure(party: String, route: RouteID, tickInterval: Int, seed: UInt64?, key: String) async throws -> Adventure {
-        var body: [String: Any] = ["partyID": party, "route": route.rawValue, "tickInterval": tickInterval]
+    func startAdventure(party: String, route: RouteID, tickInterval: Int, seed: UInt64?, followable: Bool,
+                        key: String) async throws -> Adventure {
+        var body: [String: Any] = ["partyID": party, "route": route.rawValue, "tickInterval": tickInterval,
+                                   "followable": followable]
         if let seed { body["seed"] = seed }
         return try await call("POST", "/v1/gm/adventures", key: key, body: body)
+    }
+
+    /// On a broadcast channel (an app on iOS 18), or through the device's push-to-start token.
+    func follow(adventure: String, code: String, locale: String, device: String?, key: String) async throws -> Following {
+        var body: [String: Any] = ["followCode": code, "locale": locale]
+        if let device { body["deviceID"] = device } else { body["broadcastChannel"] = true }
+        return try await call("POST", "/v1/adventures/\(adventure)/followers", key: key, body: body)
     }
 
     func usePotion(adventure: String, hero: HeroID, key: String) async throws {

@@ -37,10 +37,14 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(help: "Language of the event texts shown: en, vi, ko or zh-Hans.")
     var language = "en"
 
+    @Option(help: "Players outside the party who follow the adventure (0…200): every other one on iOS 18, listening on a broadcast channel of their language; the rest on iOS 17, with pushes of their own.")
+    var followers = 0
+
     @OptionGroup var content: ContentOptions
 
     func run() async throws {
         guard (1...20).contains(speed) else { throw UsageError("speed: must be 1…20, not \(speed)") }
+        guard (0...200).contains(followers) else { throw UsageError("followers: must be 0…200, not \(followers)") }
         guard ["en", "vi", "ko", "zh-Hans"].contains(language) else {
             throw UsageError("language: '\(language)' must be en, vi, ko or zh-Hans")
         }
@@ -54,7 +58,8 @@ struct DemoCommand: AsyncParsableCommand {
         let (databasePath, databaseURL) = try database.settings(defaultPath: "rangers-demo.sqlite")
         let configuration = ServerConfiguration(
             gameMasterKey: DemoScript.randomHex(), databasePath: databasePath, databaseURL: databaseURL, host: "127.0.0.1", port: 0,
-            contentDirectory: content.directory, pushPolicy: try PolicyEnvironment.configuration())
+            contentDirectory: content.directory, pushPolicy: try PolicyEnvironment.configuration(),
+            followers: FollowerSettings(tokenFollowersPerAdventure: max(FollowerSettings().tokenFollowersPerAdventure, followers)))
         let resources: ServerResources
         do {
             resources = try await ServerResources.open(configuration, now: { clock.now })
@@ -72,6 +77,7 @@ struct DemoCommand: AsyncParsableCommand {
         let apns = APNsClient(environment: .custom(simulator.baseURL, management: simulator.managementBaseURL), key: key,
                               transport: try CurlHTTP2Transport(configuration: CurlTransportConfiguration(caFile: simulator.certificateFile)),
                               metrics: resources.metricsFactory)
+        resources.followerChannels.use(apns)
         let listening = PortBox()
         let app = try buildApplication(
             configuration, resources: resources,
@@ -89,7 +95,7 @@ struct DemoCommand: AsyncParsableCommand {
             var script = DemoScript(client: DemoClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!),
                                     gameMasterKey: configuration.gameMasterKey, simulator: simulator,
                                     resources: resources, storeOption: DatabaseOptions.option(for: configuration.store),
-                                    language: language, speed: speed)
+                                    language: language, speed: speed, followers: followers)
             do {
                 try await script.run(route: chosenRoute, seed: seed)
             } catch {

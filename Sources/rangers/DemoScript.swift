@@ -2,6 +2,7 @@ import APNsSimulator
 import Foundation
 import Game
 import Server
+import Vocabulary
 
 /// What the demo's players, their apps and the game master do, and what the demo
 /// shows of it: every tick's events and every push as the server's own API reports
@@ -15,6 +16,8 @@ struct DemoScript {
     let storeOption: String
     let language: String
     let speed: Int
+    /// Players outside the party who watch: half on iOS 18 (a broadcast channel), half on iOS 17.
+    let followerCount: Int
 
     /// One player and their phone.
     struct Player {
@@ -33,6 +36,22 @@ struct DemoScript {
         Player(name: "Jun", hero: HeroID("egghead"), locale: "ko-KR", frequentPushes: false),
         Player(name: "Lin", hero: HeroID("spouty"), locale: "zh-Hans-CN", frequentPushes: true),
     ]
+    /// A player outside the party and their phone: on iOS 18 it listens on the
+    /// adventure's channel of its language; before, it gets its own pushes.
+    struct Watcher {
+        var name: String
+        var locale: String
+        var onChannel: Bool
+        var key = ""
+        var device = "phone-\(UUID().uuidString.prefix(8).lowercased())"
+        var pushToStartToken = DemoScript.randomHex()
+        var activity: String?
+        var channel: String?
+    }
+
+    private var watchers: [Watcher] = []
+    /// The followers' channels by their id in the push log, with their language.
+    private var channelLanguages: [String: String] = [:]
     private var shownEvents = 0
     private var shownTick = 0
     private var shownPushes: [DemoClient.Pushes.Entry] = []
@@ -41,7 +60,7 @@ struct DemoScript {
     private var progressShown = false
 
     init(client: DemoClient, gameMasterKey: String, simulator: APNsSimulator, resources: ServerResources,
-         storeOption: String, language: String, speed: Int) {
+         storeOption: String, language: String, speed: Int, followers: Int = 0) {
         self.client = client
         self.gameMasterKey = gameMasterKey
         self.simulator = simulator
@@ -49,18 +68,22 @@ struct DemoScript {
         self.storeOption = storeOption
         self.language = language
         self.speed = speed
+        followerCount = followers
     }
 
     mutating func run(route: RouteID, seed: UInt64?) async throws {
         let party = try await formParty()
         let started = try await client.startAdventure(party: party.id, route: route, tickInterval: 1, seed: seed,
-                                                      key: gameMasterKey)
+                                                      followable: followerCount > 0, key: gameMasterKey)
         let game = resources.content.game
         let routeName = game.route(route)?.name ?? route.rawValue
         show("\n🗺  The game master starts \(routeName) (adventure \(started.id)), a tick every game second, "
              + "\(speed)× faster than the wall clock")
         let link = try await client.liveLink(adventure: started.id, key: gameMasterKey)
         show("👀 Watch the phones' Lock Screens live (until the adventure ends): \(link.url)")
+        if let code = started.followCode, followerCount > 0 {
+            try await addFollowers(adventure: started.id, code: code)
+        }
         let wallStart = ContinuousClock.now
         let final = try await follow(adventure: started.id)
         // Pages read the store every quarter second: let them show the end before the server stops.
@@ -90,6 +113,36 @@ struct DemoScript {
         return party
     }
 
+    /// Players outside the party follow with the code the party shared, in four
+    /// languages: an app on iOS 18 gets its language's channel and starts listening
+    /// (`Activity.request(…, pushType: .channel(id))`, which the simulator plays);
+    /// an older one gets a push-to-start.
+    private mutating func addFollowers(adventure: String, code: String) async throws {
+        let locales = ["vi-VN", "ko-KR", "zh-Hans-CN", "en-US"]
+        for index in 0..<followerCount {
+            var watcher = Watcher(name: "Fan \(index + 1)", locale: locales[index % locales.count], onChannel: index % 2 == 0)
+            watcher.key = try await client.createPlayer(name: watcher.name).apiKey
+            if !watcher.onChannel {
+                try await client.registerPushToStartToken(device: watcher.device, token: watcher.pushToStartToken,
+                                                          locale: watcher.locale, key: watcher.key)
+            }
+            let following = try await client.follow(adventure: adventure, code: code, locale: watcher.locale,
+                                                     device: watcher.onChannel ? nil : watcher.device, key: watcher.key)
+            if let channel = following.channel?.id {
+                _ = try simulator.subscribe(device: watcher.device, to: BroadcastChannelID(channel))
+                watcher.channel = channel
+            }
+            watchers.append(watcher)
+        }
+        for channel in try await resources.store.followerChannels(of: AdventureID(adventure)) {
+            channelLanguages[channel.id.rawValue] = channel.language
+        }
+        let onChannels = watchers.filter(\.onChannel)
+        show("👀 \(followerCount) players outside the party follow with code \(code): \(onChannels.count) on iOS 18 listen on "
+             + "\(Set(onChannels.compactMap(\.channel)).count) broadcast channel(s), one per language; "
+             + "\(followerCount - onChannels.count) on iOS 17 get a push-to-start and their own pushes")
+    }
+
     /// Until the adventure has ended and every push it decided has been answered.
     private mutating func follow(adventure id: String) async throws -> DemoClient.Adventure {
         let deadline = ContinuousClock.now + .seconds(120)
@@ -114,8 +167,17 @@ struct DemoScript {
     /// sends the activity's own update token to the server, as ActivityKit's
     /// `pushTokenUpdates` would.
     private mutating func registerActivitiesWhosePushToStartArrived(adventure: String) async throws {
-        guard players.contains(where: { $0.activity == nil }) else { return }
+        guard players.contains(where: { $0.activity == nil })
+            || watchers.contains(where: { !$0.onChannel && $0.activity == nil }) else { return }
         let arrived = Set(simulator.accepted().map(\.deviceToken))
+        for index in watchers.indices where !watchers[index].onChannel && watchers[index].activity == nil
+            && arrived.contains(watchers[index].pushToStartToken) {
+            let activity = "activity-\(UUID().uuidString.prefix(8).lowercased())"
+            try await client.registerActivity(adventure: adventure, activity: activity, token: Self.randomHex(), hero: nil,
+                                              frequentPushes: false, locale: watchers[index].locale, key: watchers[index].key)
+            watchers[index].activity = activity
+            show("📱 \(watchers[index].name)'s phone (iOS 17, \(watchers[index].locale)) shows the adventure; its app registers its update token")
+        }
         for index in players.indices where players[index].activity == nil && arrived.contains(players[index].pushToStartToken) {
             let activity = "activity-\(UUID().uuidString.prefix(8).lowercased())"
             try await client.registerActivity(adventure: adventure, activity: activity, token: Self.randomHex(),
@@ -151,6 +213,7 @@ struct DemoScript {
                 var text = "   → \(push.event ?? push.targetKind) to \(recipient(of: push)) · priority \(push.priority)"
                 if let alert = push.alert { text += " · alert \(alert) 🔔 \(push.sound ?? "default sound")" }
                 text += " · \(push.status.map { "APNs \($0)" } ?? "no answer")\(push.reason.map { " \($0)" } ?? "")"
+                if push.status == 200 { text += " · reached \(devicesReached(by: push)) device(s)" }
                 if tick < shownTick { text += " (decided at tick \(tick))" }
                 show(text + "\n     why: \(push.why)")
             }
@@ -172,10 +235,25 @@ struct DemoScript {
     }
 
     private func recipient(of push: DemoClient.Pushes.Entry) -> String {
+        if push.targetKind == "followerChannel" {
+            return "the followers' channel (\(channelLanguages[push.targetID] ?? "?"))"
+        }
         let owner = players.first {
             push.targetKind == "pushToStart" ? $0.device == push.targetID : $0.activity == push.targetID
         }
-        return owner.map { "\($0.name)'s \(push.targetKind == "pushToStart" ? "phone" : "Live Activity")" } ?? push.targetID
+        if let owner { return "\(owner.name)'s \(push.targetKind == "pushToStart" ? "phone" : "Live Activity")" }
+        let watcher = watchers.first {
+            push.targetKind == "pushToStart" ? $0.device == push.targetID : $0.activity == push.targetID
+        }
+        return watcher.map { "\($0.name)'s \(push.targetKind == "pushToStart" ? "phone" : "Live Activity") (following)" }
+            ?? push.targetID
+    }
+
+    /// One device for a push to a token; for a broadcast, the devices listening on
+    /// its channel that the simulator delivered it to (APNs itself does not say).
+    private func devicesReached(by push: DemoClient.Pushes.Entry) -> Int {
+        guard push.targetKind == "followerChannel" else { return 1 }
+        return simulator.acceptedBroadcasts().first { $0.requestID == push.apnsID }?.devicesReached ?? 0
     }
 
     private mutating func summarize(_ adventure: DemoClient.Adventure, elapsed: Duration) {
@@ -192,9 +270,19 @@ struct DemoScript {
             (\(shownPushes.count - sent.count) not delivered)
                Alerts: \(alerts.isEmpty ? "none" : alerts)
                Demoted to priority 5 by the hourly budget: \(demoted)
-               The APNs simulator accepted \(simulator.acceptedCount) pushes.
+               The APNs simulator accepted \(simulator.acceptedCount) pushes.\(followerSummary(sent))
                Replay it:  rangers replay \(adventure.id) \(storeOption)
             """)
+    }
+
+    private func followerSummary(_ sent: [DemoClient.Pushes.Entry]) -> String {
+        guard followerCount > 0 else { return "" }
+        let broadcasts = sent.filter { $0.targetKind == "followerChannel" }
+        let reached = broadcasts.map(devicesReached(by:)).reduce(0, +)
+        let ownActivities = Set(watchers.compactMap(\.activity))
+        let perToken = sent.count { ownActivities.contains($0.targetID) }
+        return "\n   Followers: \(followerCount) — \(broadcasts.count) broadcasts to \(channelLanguages.count) channel(s) "
+            + "reached \(reached) devices; \(perToken) pushes to the \(ownActivities.count) followers' own Live Activities"
     }
 
     private func heroName(_ id: HeroID) -> String {

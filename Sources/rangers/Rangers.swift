@@ -48,6 +48,8 @@ struct UsageError: Error {
             "contentDirectory": "--content or $RANGERS_CONTENT", "pushPolicy": "$RANGERS_POLICY_*",
             "pushToTalk.audioRetention": "$RANGERS_PTT_AUDIO_RETENTION", "nodeID": "--node-id or $RANGERS_NODE_ID",
             "leaseSeconds": "--lease-seconds or $RANGERS_LEASE_SECONDS", "liveLinkSecret": "$RANGERS_LIVE_LINK_SECRET",
+            "followers.tokenFollowersPerAdventure": "$RANGERS_TOKEN_FOLLOWERS_PER_ADVENTURE",
+            "followers.channelLimit": "$RANGERS_CHANNEL_LIMIT",
         ]
         message = error.problems.map { problem in
             sources[problem.setting].map { "\(problem.setting) (\($0)): \(problem.message)" } ?? problem.description

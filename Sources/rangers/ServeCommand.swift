@@ -69,7 +69,7 @@ struct ServeCommand: AsyncParsableCommand {
             contentDirectory: content.directory,
             pushPolicy: try PolicyEnvironment.configuration(from: environment),
             bundleID: bundleID ?? environment["RANGERS_BUNDLE_ID"] ?? SampleApp.bundleID,
-            pushToTalk: pushToTalk,
+            pushToTalk: pushToTalk, followers: try FollowerEnvironment.settings(from: environment),
             liveLinkSecret: environment["RANGERS_LIVE_LINK_SECRET"])
         let resources: ServerResources
         do {
@@ -102,6 +102,7 @@ struct ServeCommand: AsyncParsableCommand {
             print("Live-page links: signed with a secret made for this process (they stop working when it stops); "
                   + "set RANGERS_LIVE_LINK_SECRET to keep them across restarts and nodes")
         }
+        resources.followerChannels.use(client)
         let app = try buildApplication(
             configuration, resources: resources,
             services: backgroundServices(configuration, resources: resources, apns: client),

@@ -67,9 +67,10 @@ struct TimelinePrinter {
             let recipient = switch decision.target {
             case .liveActivity(let id): id.rawValue
             case .pushToStart(let player): "push-to-start:\(player)"
+            case .followerChannel(let id): "followerChannel:\(id)"
             }
             let body = String(decoding: decision.body, as: UTF8.self)
-            push(PushLine(tick: tick, recipient: recipient, hero: decision.hero.rawValue, event: decision.payload.event.name,
+            push(PushLine(tick: tick, recipient: recipient, hero: decision.hero?.rawValue ?? "-", event: decision.payload.event.name,
                           priority: decision.priority.rawValue, alert: decision.payload.alert, reason: decision.reason,
                           expiration: decision.expiration, payload: body, topic: topic, state: nil))
         }

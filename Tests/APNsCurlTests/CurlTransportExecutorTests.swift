@@ -7,8 +7,12 @@ import Testing
 /// Tasks that prefer the transport's executor send from its thread, and are
 /// never stranded once the transport is gone.
 @Suite struct CurlTransportExecutorTests {
-    /// The name of the thread running the caller (a synchronous function may ask).
-    static func threadName() -> String? { Thread.current.name }
+    /// The kernel's name of the thread running the caller (what `top -H` shows),
+    /// read in a synchronous function.
+    static func threadName() -> String? {
+        (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
 
     @Test func sendsFromTasksPreferringTheTransportRunOnItsThread() async throws {
         let fixture = try await SimulatorFixture.start()

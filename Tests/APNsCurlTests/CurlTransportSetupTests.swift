@@ -96,8 +96,22 @@ import Testing
         defer { lines.deallocate() }
         #expect(lines.set([("apns-topic", "t"), ("authorization", secret + "\r\n")]) == "authorization")
         #expect(lines.set([("apns-topic", "t"), ("authorization", secret)]) == nil)
+        // A header that was valid in the last request is checked again once its value changes.
+        #expect(lines.set([("apns-topic", "t"), ("authorization", secret + "\r\nx-injected: 1")]) == "authorization")
+        #expect(lines.set([("apns-topic", "t"), ("authorization", secret)]) == nil)
+        #expect(lines.set([("apns-topic", "t\n"), ("authorization", secret)]) == "apns-topic")
         let message = CurlTransportRequestError.invalidHeader(name: "authorization").description
         #expect(message.contains("authorization") && !message.contains("eyJ"))
+    }
+
+    /// RFC 9110 §5.6.2: tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." /
+    /// "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA; every other byte is refused in a name.
+    @Test func headerNamesAcceptExactlyTheTokenCharacters() {
+        let tchar = Set("!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".utf8)
+        for byte in UInt8.min...UInt8.max {
+            #expect(CurlHeaderLines.isTokenCharacter(byte) == tchar.contains(byte), "byte \(byte)")
+            #expect(CurlHeaderLines.mayBeInValue(byte) == ![0x00, 0x0A, 0x0D].contains(byte), "byte \(byte)")
+        }
     }
 
     @Test func headerLinesAreLaidOutAsLibcurlReadsThem() {

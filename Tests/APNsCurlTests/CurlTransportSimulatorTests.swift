@@ -59,7 +59,7 @@ import Testing
         let response = try await transport.send(request)
         #expect(response.status == 400)
         #expect(response.headers["apns-id"] == "8d1a8f5c-8c58-4d4b-a1a4-3d3f2c1b0a99")
-        #expect(response.headers.keys.allSatisfy { $0 == $0.lowercased() })
+        #expect(response.headers.fields.keys.allSatisfy { $0 == $0.lowercased() })
         #expect(APNsResponse(response).reason == .badDeviceToken)
         await transport.shutdown()
         try await fixture.shutdown()

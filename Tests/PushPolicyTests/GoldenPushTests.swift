@@ -181,7 +181,7 @@ import Wire
     /// Compares the body with the golden file and checks the golden file is a
     /// payload the simulator accepts back unchanged. Returns the body.
     @discardableResult
-    private func compare(_ push: PushDecision, toGolden name: String) throws -> Data {
+    func compare(_ push: PushDecision, toGolden name: String) throws -> Data {
         let body = try PayloadEncoder().encode(push.payload)
         #expect(body.count <= LiveActivityPayload.sizeLimit)
         let file = Self.golden.appendingPathComponent("\(name).json")

@@ -96,32 +96,63 @@ struct PolicyRun: Sendable {
     let adventure: Adventure
     let policy: PushPolicy
     let recipients: [LiveActivityRecipient]
+    let followers: Followers
+    /// Push-to-start for the members' devices, then for followers' (`followerStarts`).
     let startPushes: [PushDecision]
     let startState: AdventureState
     let ticks: [Tick]
     let finalState: AdventureState
     let ledgers: [ActivityID: BudgetLedger]
+    let channelLedgers: [FollowerChannelID: BudgetLedger]
 
     init(_ adventure: Adventure, configuration: PushPolicyConfiguration = .standard,
          recipients: [LiveActivityRecipient]? = nil, pushToStart: [PushToStartRecipient] = [],
+         followers: Followers = .none, followerStarts: [FollowerStartRecipient] = [],
          commands: [ScheduledCommand] = []) throws {
         self.adventure = adventure
         let pipeline = PolicyFixtures.pipeline(adventure, configuration: configuration)
         policy = pipeline.policy
         let recipients = recipients ?? PolicyFixtures.recipients(adventure.setup.party)
         self.recipients = recipients
+        self.followers = followers
+        var startPushes: [PushDecision]
         (startState, startPushes) = try pipeline.start(pushToStart: pushToStart)
+        for follower in followerStarts {
+            startPushes.append(try policy.pushForFollowerStart(state: startState, recipient: follower))
+        }
+        self.startPushes = startPushes
         var ledgers: [ActivityID: BudgetLedger] = [:]
+        var channelLedgers: [FollowerChannelID: BudgetLedger] = [:]
         var ticks: [Tick] = []
         var finalState = startState
-        try pipeline.play(commands: commands, recipients: recipients) { outcome in
+        try pipeline.play(commands: commands, recipients: recipients, followers: followers) { outcome in
             ticks.append(Tick(state: outcome.state, events: outcome.events, decisions: outcome.decisions))
             ledgers = outcome.ledgers
+            channelLedgers = outcome.channelLedgers
             finalState = outcome.state
         }
         self.finalState = finalState
         self.ticks = ticks
         self.ledgers = ledgers
+        self.channelLedgers = channelLedgers
+    }
+
+    /// Every broadcast to a followers' channel, oldest first.
+    func sent(to channel: FollowerChannelRecipient) -> [Sent] {
+        ticks.flatMap { tick in
+            tick.decisions.filter { $0.target == .followerChannel(id: channel.channel) }
+                .map { Sent(tick: tick.state.tick, decision: $0, state: tick.state) }
+        }
+    }
+
+    /// Every push to a follower's own activity (its push-to-start, then updates), oldest first.
+    func sent(to follower: FollowerActivityRecipient) -> [Sent] {
+        let start = startPushes.filter { $0.target == .pushToStart(player: follower.player) }
+            .map { Sent(tick: 0, decision: $0, state: startState) }
+        return start + ticks.flatMap { tick in
+            tick.decisions.filter { $0.target == .liveActivity(id: follower.activityID) }
+                .map { Sent(tick: tick.state.tick, decision: $0, state: tick.state) }
+        }
     }
 
     var allDecisions: [PushDecision] { startPushes + ticks.flatMap(\.decisions) }

@@ -19,6 +19,10 @@ struct AdventureCase: Sendable, CustomStringConvertible {
     var commands: [ScheduledCommand]
     var recipients: [LiveActivityRecipient]
     var pushToStart: [PushToStartRecipient]
+    /// Two channels (languages and storage policies vary by case) and two followers
+    /// per token (one with frequent updates), woken by push-to-start.
+    var followers: Followers
+    var followerStarts: [FollowerStartRecipient]
 
     var description: String {
         "case \(index): seed \(setup.seed), \(setup.route), \(setup.party.map(\.hero.rawValue)), tick \(setup.tickInterval) s"
@@ -55,17 +59,30 @@ struct AdventureCase: Sendable, CustomStringConvertible {
                 PushToStartRecipient(player: $0.element.player, hero: $0.element.hero,
                                      language: languages[($0.offset + index) % languages.count])
             }
+            let channels = (0..<2).map { slot in
+                FollowerChannelRecipient(channel: FollowerChannelID("channel-\(index)-\(slot)"),
+                                         language: languages[(index + 2 * slot) % languages.count],
+                                         storagePolicy: (index + slot) % 2 == 0 ? .mostRecentMessageStored : .noMessageStored)
+            }
+            let followerActivities = (0..<2).map { slot in
+                FollowerActivityRecipient(activityID: ActivityID("follower-activity-\(slot)"), player: PlayerID("follower-\(slot)"),
+                                          frequentUpdates: slot == 0, language: languages[(index + slot + 1) % languages.count])
+            }
             return AdventureCase(
                 index: index,
                 setup: AdventureSetup(route: route, party: party, tickInterval: interval, timeLimit: timeLimit,
                                       seed: 1_000 + UInt64(index)),
-                commands: commands, recipients: recipients, pushToStart: pushToStart)
+                commands: commands, recipients: recipients, pushToStart: pushToStart,
+                followers: Followers(channels: channels, activities: followerActivities),
+                followerStarts: followerActivities.map { FollowerStartRecipient(player: $0.player, language: $0.language) })
         }
     }
 
-    func run(_ configuration: PushPolicyConfiguration) throws -> PolicyRun {
+    /// `withFollowers: false` plays the same adventure for the members alone.
+    func run(_ configuration: PushPolicyConfiguration, withFollowers: Bool = true) throws -> PolicyRun {
         try PolicyRun(try Adventure(setup: setup, content: PolicyFixtures.content), configuration: configuration,
-                      recipients: recipients, pushToStart: pushToStart, commands: commands)
+                      recipients: recipients, pushToStart: pushToStart, followers: withFollowers ? followers : .none,
+                      followerStarts: withFollowers ? followerStarts : [], commands: commands)
     }
 }
 
@@ -391,7 +408,7 @@ extension PushDecision {
                 if let attributes = phone.aps.attributes {
                     let endsAt = PolicyFixtures.startedAt + adventureCase.setup.timeLimit
                     #expect(attributes.endsAt == Date(timeIntervalSince1970: TimeInterval(endsAt)))
-                    #expect(attributes.heroID == decision.hero.rawValue)
+                    #expect(attributes.heroID == decision.hero?.rawValue ?? "")
                     #expect(attributes.party.map(\.id) == adventureCase.setup.party.map(\.hero.rawValue))
                 }
                 // And the whole body is one the APNs simulator accepts back unchanged.

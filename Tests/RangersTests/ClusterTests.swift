@@ -119,6 +119,11 @@ struct ClusterTests {
             let page = try #require(link["path"] as? String)
             #expect(link["url"] as? String == cluster.api.base + page, "the link names nginx, the host the caller used")
             let stream = page.replacingOccurrences(of: "?token", with: "/events?token")
+            // Each node is asked for what is in the store: wait until there is a push to stream.
+            let store = try await cluster.database.open(asNode: false)
+            try await cluster.api.waitFor("a first push answered", within: .seconds(20)) {
+                !(try await store.pushLog(of: AdventureID(adventure.id)).isEmpty)
+            }
 
             for node in cluster.nodes {
                 let (html, response) = try await URLSession.shared.data(from: URL(string: "http://127.0.0.1:\(node.port)" + page)!)
@@ -146,7 +151,6 @@ struct ClusterTests {
             #expect(!after.isEmpty, "no push reached the page after the other node took the adventure over")
             let seen = before + after
             #expect(seen == seen.sorted() && Set(seen).count == seen.count, "each push once, in the log's order")
-            let store = try await cluster.database.open(asNode: false)
             let log = try await store.pushLog(of: AdventureID(adventure.id), after: .start, limit: 10_000).entries.map(\.cursor)
             #expect(seen == log.filter { $0 <= seen.last! }, "the page saw the log, every entry up to the last it got")
             #expect(Set(try cluster.routed().filter { $0.path.contains("/events") }.map(\.upstream)).count >= 1)

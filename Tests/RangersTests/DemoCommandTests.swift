@@ -78,10 +78,39 @@ import Vocabulary
         #expect(demo.terminationStatus == 0)
     }
 
+    /// `--followers`: players outside the party watch, every other one on a broadcast
+    /// channel (iOS 18), the rest with pushes of their own; each push says how many
+    /// devices it reached.
+    @Test func theDemoShowsFollowersOnChannelsAndPerToken() async throws {
+        let database = try await StoreEngine.sqlite.database()
+        let demo = try await RangersProcess.run(["demo", "--speed", "20", "--seed", "11", "--followers", "6",
+                                                 "--db", database.location])
+        #expect(demo.status == 0, "\(demo.stderr)")
+        let output = demo.stdout
+        #expect(output.contains("👀 6 players outside the party follow with code "))
+        #expect(output.contains("3 on iOS 18 listen on 2 broadcast channel(s)"))
+        #expect(output.contains("→ start to Fan 2's phone (following) · priority 10 · alert alert.following.title"))
+        #expect(output.contains("→ update to the followers' channel (vi) · priority 5 · APNs 200 · reached 2 device(s)"))
+        #expect(output.contains("→ end to the followers' channel (zh-Hans)"))
+        #expect(output.contains("Live Activity (following)"))
+        #expect(output.contains("→ update to Mai's Live Activity · priority 5 · APNs 200 · reached 1 device(s)"))
+        let summary = try #require(output.firstMatch(of: /Followers: 6 — (\d+) broadcasts to 2 channel\(s\) reached (\d+) devices/))
+        // Three devices listen: each broadcast reaches those of its language.
+        #expect(Int(summary.2)! > Int(summary.1)!)
+        #expect(!output.contains("alert.heroKnockedDown.title 🔔 HeroDown.caf · APNs 200 · reached 2"))
+
+        let store = try await database.open(asNode: false)
+        let adventureID = try #require(output.firstMatch(of: /🏁 Adventure (\S+):/)?.1)
+        #expect(try await store.followers(of: AdventureID(String(adventureID))).count == 6)
+    }
+
     @Test func badOptionsAreRefusedBeforeAnythingStarts() async throws {
         let speed = try await RangersProcess.run(["demo", "--speed", "0"])
         #expect(speed.status == 2)
         #expect(speed.stderr.contains("speed: must be 1…20"))
+        let followers = try await RangersProcess.run(["demo", "--followers", "201"])
+        #expect(followers.status == 2)
+        #expect(followers.stderr.contains("followers: must be 0…200"))
         let policy = try await RangersProcess.run(["demo"], environment: ["RANGERS_POLICY_ROUTINE_SPACING": "soon"])
         #expect(policy.status == 2)
         #expect(policy.stderr.contains("RANGERS_POLICY_ROUTINE_SPACING: 'soon' is not a whole number"))

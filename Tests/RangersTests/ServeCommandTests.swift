@@ -31,6 +31,19 @@ import Vocabulary
                                                 environment: ["RANGERS_GAME_MASTER_KEY": Self.gameMasterKey])
         #expect(mode.status == 2)
         #expect(mode.stderr.contains("must be simulator or apple"))
+        let key = ["RANGERS_GAME_MASTER_KEY": Self.gameMasterKey]
+        for (variable, value, message) in [
+            ("RANGERS_CHANNEL_LIMIT", "20000", "followers.channelLimit ($RANGERS_CHANNEL_LIMIT): must be 0…10000"),
+            ("RANGERS_CHANNEL_LIMIT", "many", "RANGERS_CHANNEL_LIMIT: 'many' is not a whole number"),
+            ("RANGERS_TOKEN_FOLLOWERS_PER_ADVENTURE", "-1", "($RANGERS_TOKEN_FOLLOWERS_PER_ADVENTURE): must be 0…10000"),
+            ("RANGERS_CHANNEL_STORAGE", "forever", "RANGERS_CHANNEL_STORAGE: 'forever' must be most-recent or no-storage"),
+            ("RANGERS_DELETE_UNKNOWN_CHANNELS", "maybe", "RANGERS_DELETE_UNKNOWN_CHANNELS: 'maybe' must be on or off"),
+        ] {
+            let refused = try await RangersProcess.run(["serve", "--db", database.path, "--port", "0"],
+                                                       environment: key.merging([variable: value]) { $1 })
+            #expect(refused.status == 2, "\(variable)=\(value)")
+            #expect(refused.stderr.contains(message), "\(refused.stderr)")
+        }
         let secret = try await RangersProcess.run(["serve", "--db", database.path, "--port", "0"], environment: [
             "RANGERS_GAME_MASTER_KEY": Self.gameMasterKey, "RANGERS_LIVE_LINK_SECRET": "a-secret-too-short"])
         #expect(secret.status == 2)

@@ -21,25 +21,29 @@ import Vocabulary
             let fixture = try await Fixture.make(api)
             let uri = "/v1/adventures/\(fixture.adventureID)/activities"
             let bao = fixture.bao
-            let cases: [(String, String, String, Int, String)] = [
-                ("Olu, who has no hero in it", fixture.outsider.key, activityBody("olu-1", hero: "cake"), 403, "forbidden"),
-                ("Bao for Ana's hero", bao.key, activityBody("bao-2", hero: "power-panda"), 403, "forbidden"),
-                ("Bao under Ana's activity id", bao.key, activityBody(fixture.ana.activityID, hero: "egghead"), 403, "forbidden"),
-                ("Bao's activity for another hero", bao.key, activityBody(bao.activityID, hero: "spouty"), 403, "forbidden"),
+            let cases: [(String, String, String, Int, String, String?)] = [
+                ("Olu, who has no hero in it", fixture.outsider.key, activityBody("olu-1", hero: "cake"), 403, "forbidden", nil),
+                ("Bao for Ana's hero", bao.key, activityBody("bao-2", hero: "power-panda"), 403, "forbidden", nil),
+                ("Bao under Ana's activity id", bao.key, activityBody(fixture.ana.activityID, hero: "egghead"), 403, "forbidden", nil),
+                ("Bao's activity for another hero", bao.key, activityBody(bao.activityID, hero: "spouty"), 403, "forbidden", nil),
+                ("an unknown hero", bao.key, activityBody("bao-2", hero: "unicorn"), 422, "invalidField", "hero"),
                 ("frequentPushesEnabled as a string", bao.key, activityBody("bao-2", hero: "egghead", frequent: #""yes""#),
-                 400, "malformedJSON"),
+                 422, "invalidField", "frequentPushesEnabled"),
                 ("a non-hex token", bao.key, activityBody("bao-2", token: "g" + token(1).dropFirst(), hero: "egghead"),
-                 400, "invalidPushToken"),
+                 422, "invalidField", "pushToken"),
                 ("an absurdly long token", bao.key, activityBody("bao-2", token: String(repeating: "0f", count: 2000), hero: "egghead"),
-                 400, "invalidPushToken"),
-                ("an empty token", bao.key, activityBody("bao-2", token: "", hero: "egghead"), 400, "invalidPushToken"),
-                ("a locale that is not a tag", bao.key, activityBody("bao-2", hero: "egghead", locale: "😀"), 400, "invalidInput"),
+                 422, "invalidField", "pushToken"),
+                ("an empty token", bao.key, activityBody("bao-2", token: "", hero: "egghead"), 422, "invalidField", "pushToken"),
+                ("a locale that is not a tag", bao.key, activityBody("bao-2", hero: "egghead", locale: "😀"),
+                 422, "invalidField", "locale"),
                 ("an activity id of 129 characters", bao.key, activityBody(String(repeating: "a", count: 129), hero: "egghead"),
-                 400, "invalidInput"),
-                ("an empty activity id", bao.key, activityBody("", hero: "egghead"), 400, "invalidInput"),
+                 422, "invalidField", "activityID"),
+                ("an empty activity id", bao.key, activityBody("", hero: "egghead"), 422, "invalidField", "activityID"),
+                ("an activity id with a control character", bao.key, activityBody(#"bao\u001b2"#, hero: "egghead"),
+                 422, "invalidField", "activityID"),
             ]
-            for (label, key, body, status, code) in cases {
-                try await expectRefused(server, api, label, .post, uri, key: key, body: body, status: status, code: code)
+            for (label, key, body, status, code, field) in cases {
+                try await expectRefused(server, api, label, .post, uri, key: key, body: body, status: status, code: code, field: field)
             }
             try await expectRefused(server, api, "an unknown adventure", .post, "/v1/adventures/no-such-adventure/activities",
                                     key: bao.key, body: activityBody("bao-2", hero: "egghead"), status: 404, code: "notFound")
@@ -51,26 +55,29 @@ import Vocabulary
         try await server.test { api in
             let fixture = try await Fixture.make(api)
             let ana = fixture.ana, bao = fixture.bao
-            let tokenCases: [(String, String, String, Int, String)] = [
-                ("Ana's activity", ana.activityID, #"{"pushToken": "\#(token(70))"}"#, 403, "forbidden"),
-                ("an unknown activity", "no-such-activity", #"{"pushToken": "\#(token(70))"}"#, 404, "notFound"),
-                ("a non-hex token", bao.activityID, #"{"pushToken": "not-hex-not-hex-not-hex"}"#, 400, "invalidPushToken"),
-                ("a token as a list", bao.activityID, #"{"pushToken": ["ab"]}"#, 400, "malformedJSON"),
+            let tokenCases: [(String, String, String, Int, String, String?)] = [
+                ("Ana's activity", ana.activityID, #"{"pushToken": "\#(token(70))"}"#, 403, "forbidden", nil),
+                ("an unknown activity", "no-such-activity", #"{"pushToken": "\#(token(70))"}"#, 404, "notFound", nil),
+                ("an activity id of 129 characters", String(repeating: "a", count: 129), #"{"pushToken": "\#(token(70))"}"#,
+                 422, "invalidField", "activityID"),
+                ("a non-hex token", bao.activityID, #"{"pushToken": "not-hex-not-hex-not-hex"}"#, 422, "invalidField", "pushToken"),
+                ("a token as a list", bao.activityID, #"{"pushToken": ["ab"]}"#, 422, "invalidField", "pushToken"),
             ]
-            for (label, activity, body, status, code) in tokenCases {
+            for (label, activity, body, status, code, field) in tokenCases {
                 try await expectRefused(server, api, "token: \(label)", .put, "/v1/activities/\(activity)/token", key: bao.key,
-                                        body: body, status: status, code: code)
+                                        body: body, status: status, code: code, field: field)
             }
-            let statusCases: [(String, String, String, Int, String)] = [
-                ("Ana's activity", ana.activityID, #"{"status": "ended"}"#, 403, "forbidden"),
-                ("an unknown activity", "no-such-activity", #"{"status": "ended"}"#, 404, "notFound"),
-                ("active, which only the server sets", bao.activityID, #"{"status": "active"}"#, 400, "malformedJSON"),
-                ("an unknown status", bao.activityID, #"{"status": "exploded"}"#, 400, "malformedJSON"),
-                ("a status as a boolean", bao.activityID, #"{"status": true}"#, 400, "malformedJSON"),
+            let statusCases: [(String, String, String, Int, String, String?)] = [
+                ("Ana's activity", ana.activityID, #"{"status": "ended"}"#, 403, "forbidden", nil),
+                ("an unknown activity", "no-such-activity", #"{"status": "ended"}"#, 404, "notFound", nil),
+                ("active, which only the server sets", bao.activityID, #"{"status": "active"}"#, 422, "invalidField", "status"),
+                ("an unknown status", bao.activityID, #"{"status": "exploded"}"#, 422, "invalidField", "status"),
+                ("a status as a boolean", bao.activityID, #"{"status": true}"#, 422, "invalidField", "status"),
+                ("no status", bao.activityID, #"{"state": "ended"}"#, 422, "invalidField", "status"),
             ]
-            for (label, activity, body, status, code) in statusCases {
+            for (label, activity, body, status, code, field) in statusCases {
                 try await expectRefused(server, api, "status: \(label)", .post, "/v1/activities/\(activity)/status", key: bao.key,
-                                        body: body, status: status, code: code)
+                                        body: body, status: status, code: code, field: field)
             }
             // An ended activity takes no new token.
             #expect(try await api.send(.post, "/v1/activities/\(bao.activityID)/status", key: bao.key,
@@ -88,29 +95,47 @@ import Vocabulary
             // A second party with no adventure, so only the setup can be at fault.
             let created = try await api.send(.post, "/v1/parties", key: fixture.outsider.key, body: #"{"name": "Solo", "hero": "cake"}"#)
             let solo = try #require(created.json["id"].string)
-            let cases: [(String, String, Int, String)] = [
-                ("an unknown party", #"{"partyID": "no-such-party", "route": "dragon-peak", "tickInterval": 5}"#, 404, "notFound"),
-                ("an unknown route", #"{"partyID": "\#(solo)", "route": "moon-base", "tickInterval": 5}"#, 400, "invalidAdventureSetup"),
-                ("a tick of 0 s", #"{"partyID": "\#(solo)", "route": "dragon-peak", "tickInterval": 0}"#, 400, "invalidAdventureSetup"),
-                ("a tick of 2 hours", #"{"partyID": "\#(solo)", "route": "dragon-peak", "tickInterval": 7200}"#, 400, "invalidAdventureSetup"),
-                ("a tick as a string", #"{"partyID": "\#(solo)", "route": "dragon-peak", "tickInterval": "5"}"#, 400, "malformedJSON"),
-                ("a tick of 1.5 s", #"{"partyID": "\#(solo)", "route": "dragon-peak", "tickInterval": 1.5}"#, 400, "malformedJSON"),
-                ("a tick past Int", #"{"partyID": "\#(solo)", "route": "dragon-peak", "tickInterval": 1e300}"#, 400, "malformedJSON"),
+            let unknownParty = "0f0e0d0c-0b0a-4908-8706-050403020100"
+            let cases: [(String, String, Int, String, String?)] = [
+                ("an unknown party", #"{"partyID": "\#(unknownParty)", "route": "dragon-peak", "tickInterval": 5}"#,
+                 404, "notFound", nil),
+                ("a party id that is no party's", #"{"partyID": "no-such-party", "route": "dragon-peak", "tickInterval": 5}"#,
+                 404, "notFound", nil),
+                ("a party id as a number", #"{"partyID": 7, "route": "dragon-peak", "tickInterval": 5}"#, 422, "invalidField", "partyID"),
+                ("an unknown route", #"{"partyID": "\#(solo)", "route": "moon-base", "tickInterval": 5}"#, 422, "invalidField", "route"),
+                ("a tick of 0 s", #"{"partyID": "\#(solo)", "route": "dragon-peak", "tickInterval": 0}"#,
+                 422, "invalidField", "tickInterval"),
+                ("a tick of 2 hours", #"{"partyID": "\#(solo)", "route": "dragon-peak", "tickInterval": 7200}"#,
+                 422, "invalidField", "tickInterval"),
+                ("a tick as a string", #"{"partyID": "\#(solo)", "route": "dragon-peak", "tickInterval": "5"}"#,
+                 422, "invalidField", "tickInterval"),
+                ("a tick of 1.5 s", #"{"partyID": "\#(solo)", "route": "dragon-peak", "tickInterval": 1.5}"#,
+                 422, "invalidField", "tickInterval"),
+                ("a tick past Int", #"{"partyID": "\#(solo)", "route": "dragon-peak", "tickInterval": 1e300}"#,
+                 422, "invalidField", "tickInterval"),
                 ("a time limit of 9 hours", #"{"partyID": "\#(solo)", "route": "dragon-peak", "tickInterval": 5, "timeLimit": 32400}"#,
-                 400, "invalidAdventureSetup"),
-                ("a negative seed", #"{"partyID": "\#(solo)", "route": "dragon-peak", "tickInterval": 5, "seed": -1}"#, 400, "malformedJSON"),
-                ("no route", #"{"partyID": "\#(solo)", "tickInterval": 5}"#, 400, "malformedJSON"),
-                ("a party already on an adventure", #"{"partyID": "\#(party)", "route": "dragon-peak", "tickInterval": 5}"#, 409, "conflict"),
+                 422, "invalidField", "timeLimit"),
+                ("a time limit under one tick", #"{"partyID": "\#(solo)", "route": "dragon-peak", "tickInterval": 60, "timeLimit": 59}"#,
+                 422, "invalidField", "timeLimit"),
+                ("a null time limit", #"{"partyID": "\#(solo)", "route": "dragon-peak", "tickInterval": 5, "timeLimit": null}"#,
+                 422, "invalidField", "timeLimit"),
+                ("a negative seed", #"{"partyID": "\#(solo)", "route": "dragon-peak", "tickInterval": 5, "seed": -1}"#,
+                 422, "invalidField", "seed"),
+                ("a seed past 64 bits", #"{"partyID": "\#(solo)", "route": "dragon-peak", "tickInterval": 5, "seed": 18446744073709551616}"#,
+                 422, "invalidField", "seed"),
+                ("no route", #"{"partyID": "\#(solo)", "tickInterval": 5}"#, 422, "invalidField", "route"),
+                ("a party already on an adventure", #"{"partyID": "\#(party)", "route": "dragon-peak", "tickInterval": 5}"#,
+                 409, "conflict", nil),
             ]
-            for (label, body, status, code) in cases {
+            for (label, body, status, code, field) in cases {
                 try await expectRefused(server, api, label, .post, "/v1/gm/adventures", key: TestServer.gameMasterKey, body: body,
-                                        status: status, code: code)
+                                        status: status, code: code, field: field)
             }
-            // Once everyone has left, there is no one to send.
+            // Once everyone has left, there is no one to send: the party as it is now cannot play.
             #expect(try await api.send(.delete, "/v1/parties/\(solo)/members/me", key: fixture.outsider.key).status == 204)
             try await expectRefused(server, api, "an empty party", .post, "/v1/gm/adventures", key: TestServer.gameMasterKey,
                                     body: #"{"partyID": "\#(solo)", "route": "dragon-peak", "tickInterval": 5}"#,
-                                    status: 400, code: "invalidAdventureSetup")
+                                    status: 409, code: "invalidAdventureSetup")
         }
     }
 
@@ -123,9 +148,11 @@ import Vocabulary
             try await expectRefused(server, api, "Olu's potion", .post, potions, key: fixture.outsider.key,
                                     body: #"{"hero": "egghead"}"#, status: 403, code: "forbidden")
             try await expectRefused(server, api, "a hero not in the adventure", .post, potions, key: fixture.bao.key,
-                                    body: #"{"hero": "cake"}"#, status: 400, code: "heroNotInAdventure")
+                                    body: #"{"hero": "cake"}"#, status: 409, code: "heroNotInAdventure")
+            try await expectRefused(server, api, "an unknown hero", .post, potions, key: fixture.bao.key,
+                                    body: #"{"hero": "unicorn"}"#, status: 422, code: "invalidField", field: "hero")
             try await expectRefused(server, api, "a null hero", .post, potions, key: fixture.bao.key,
-                                    body: #"{"hero": null}"#, status: 400, code: "malformedJSON")
+                                    body: #"{"hero": null}"#, status: 422, code: "invalidField", field: "hero")
             try await expectRefused(server, api, "an unknown adventure", .post, "/v1/adventures/nope/potions", key: fixture.bao.key,
                                     body: #"{"hero": "egghead"}"#, status: 404, code: "notFound")
             for suffix in ["", "/events", "/pushes"] {

@@ -60,13 +60,14 @@ import Testing
     @Test(arguments: [
         ("en-US", "en"), ("en", "en"), ("vi-VN", "vi"), ("vi", "vi"), ("ko", "ko"), ("ko_KR", "ko"),
         ("zh-Hans-CN", "zh-Hans"), ("zh_Hans_SG", "zh-Hans"), ("zh-CN", "zh-Hans"), ("zh", "zh-Hans"),
-        ("zh-Hant-TW", "en"), ("zh-TW", "en"), ("fr-FR", "en"), ("de", "en"), ("VI-vn", "vi"),
+        ("zh-Hant-TW", "en"), ("zh-TW", "en"), ("fr-FR", "en"), ("de", "en"), ("VI-vn", "vi"), ("es-419", "en"),
     ])
     func appLocalesMapToCatalogLanguages(locale: String, language: String) {
         #expect(CatalogLanguage.forLocale(locale) == language)
     }
 
-    @Test(arguments: ["", "e", "en US", "😀", "1234", "en-US; DROP TABLE", String(repeating: "a", count: 36)])
+    @Test(arguments: ["", "e", "en US", "😀", "1234", "en-US; DROP TABLE", String(repeating: "a", count: 36),
+                      "-en", "en-", "en--US", "engl-US", "en-abcdefghi", "en-US\n"])
     func whatIsNotALanguageTagIsRefused(locale: String) {
         #expect(CatalogLanguage.forLocale(locale) == nil)
     }

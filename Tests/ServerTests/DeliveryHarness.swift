@@ -62,13 +62,19 @@ struct DeliveryHarness: Sendable {
     let client: APNsClient
     var store: any RangersStore { resources.store }
 
-    static func start(_ engine: StoreEngine) async throws -> DeliveryHarness {
+    /// The channel keeper looks every 20 ms here, so what it does follows the test's clock closely.
+    static let followerSettings = FollowerSettings(keeperInterval: .milliseconds(20), channelWait: .milliseconds(200))
+
+    static func start(_ engine: StoreEngine, followers: FollowerSettings = followerSettings) async throws -> DeliveryHarness {
         let database = try await engine.database()
         let configuration = ServerConfiguration(
             gameMasterKey: TestServer.gameMasterKey, databasePath: engine == .sqlite ? database.location : "unused.sqlite",
             databaseURL: engine == .postgres ? database.location : nil,
-            port: 0, contentDirectory: TestServer.contentDirectory, bundleID: TestServer.bundleID)
-        let clock = ManualClock(TestServer.startTime)
+            port: 0, contentDirectory: TestServer.contentDirectory, bundleID: TestServer.bundleID, followers: followers)
+        // Just before the end of the start's second: the adventure starts in that
+        // second, and each whole second the test moves on brings the next tick due
+        // whatever its phase (`TickSchedule`).
+        let clock = ManualClock(TestServer.startTime.addingTimeInterval(0.999))
         let resources = try await ServerResources.open(configuration, now: { clock.now })
         let simulator = try await APNsSimulator.start()
         let key = APNsSigningKey.generate(keyID: "KEY1234567", teamID: "TEAM123456").key
@@ -76,9 +82,10 @@ struct DeliveryHarness: Sendable {
         let transport = try CurlHTTP2Transport(configuration: .init(caFile: simulator.certificateFile))
         // One attempt per claim: a failure goes back to the outbox and the
         // dispatcher's own retry is what is tested.
-        let client = APNsClient(environment: .custom(simulator.baseURL), key: key, transport: transport,
-                                retry: APNsRetryPolicy(maximumAttempts: 1),
+        let client = APNsClient(environment: .custom(simulator.baseURL, management: simulator.managementBaseURL), key: key,
+                                transport: transport, retry: APNsRetryPolicy(maximumAttempts: 1),
                                 metrics: resources.metricsFactory)
+        resources.followerChannels.use(client)
         return DeliveryHarness(clock: clock, database: database, configuration: configuration, resources: resources,
                                simulator: simulator, client: client)
     }
@@ -91,8 +98,9 @@ struct DeliveryHarness: Sendable {
 
     /// Starts a harness, runs `body` with it, and shuts it down before returning,
     /// whether `body` succeeded or threw: no test leaves a client or simulator behind.
-    static func run<Value>(_ engine: StoreEngine = .sqlite, _ body: (DeliveryHarness) async throws -> Value) async throws -> Value {
-        let harness = try await start(engine)
+    static func run<Value>(_ engine: StoreEngine = .sqlite, followers: FollowerSettings = followerSettings,
+                           _ body: (DeliveryHarness) async throws -> Value) async throws -> Value {
+        let harness = try await start(engine, followers: followers)
         do {
             let value = try await body(harness)
             await harness.shutdown()

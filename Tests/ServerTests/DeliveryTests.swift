@@ -119,7 +119,7 @@ import Vocabulary
                 #expect(accepted.contains { $0.deviceToken == failure.deviceToken && $0.payload == failure.payload
                                             && $0.receivedAt >= failure.receivedAt })
                 let log = try await store.pushLog(of: id)
-                #expect(log.contains { $0.attempts == 2 && $0.status == 200 && $0.token.hex == failure.deviceToken })
+                #expect(log.contains { $0.attempts == 2 && $0.status == 200 && $0.token?.hex == failure.deviceToken })
             }
         }
     }
@@ -172,7 +172,7 @@ import Vocabulary
             let activity = try await store.liveActivity(ActivityID(chae.activityID))
             #expect(activity.token == nil, "the token is no longer valid")
             let log = try await store.pushLog(of: id)
-            #expect(log.filter { $0.token.hex == chaeToken && $0.status == 410 }.count == 1)
+            #expect(log.filter { $0.token?.hex == chaeToken && $0.status == 410 }.count == 1)
             // Chae's activity is no longer a recipient: its last push is the refused one.
             let outbox = try await store.outbox(of: id)
             let chaeRows = outbox.filter { $0.message.target == .liveActivity(ActivityID(chae.activityID)) }

@@ -18,6 +18,8 @@ struct Fixture: Sendable {
     var partyID: String
     var inviteCode: String
     var adventureID: String
+    /// The adventure is followable: what players outside the party follow it with.
+    var followCode = ""
     /// Set by samples that record a walkie-talkie message first.
     var transmissionID = ""
     /// Set by samples that ask for a live-page link first.
@@ -30,7 +32,8 @@ struct Fixture: Sendable {
     static let heroes = ["power-panda", "egghead", "spouty"]
     static let route = "whispering-woods"
 
-    static func make(_ api: API, startAdventure: Bool = true) async throws -> Fixture {
+    /// `tokens` shifts every token the fixture registers, so two fixtures can share a simulator.
+    static func make(_ api: API, startAdventure: Bool = true, tokens: Int = 0) async throws -> Fixture {
         var members: [Member] = []
         for (index, (name, hero)) in zip(["Ana", "Bao", "Chae", "Olu"], heroes + ["cake"]).enumerated() {
             let created = try await api.send(.post, "/v1/players", body: #"{"name": \#(quoted(name))}"#)
@@ -39,10 +42,10 @@ struct Fixture: Sendable {
             let key = try #require(created.json["apiKey"].string)
             let picked = try await api.send(.put, "/v1/players/me/heroes", key: key, body: #"{"heroes": ["\#(hero)"]}"#)
             try #require(picked.status == 200, "\(picked)")
-            members.append(Member(id: id, key: key, hero: hero, activityID: "activity-\(name.lowercased())",
-                                  deviceID: "device-\(name.lowercased())"))
-            let device = try await api.send(.put, "/v1/devices/device-\(name.lowercased())/push-to-start-token", key: key,
-                                            body: #"{"pushToken": "\#(token(100 + index))", "locale": "en-US"}"#)
+            let suffix = name.lowercased() + (tokens == 0 ? "" : "-\(tokens)")
+            members.append(Member(id: id, key: key, hero: hero, activityID: "activity-\(suffix)", deviceID: "device-\(suffix)"))
+            let device = try await api.send(.put, "/v1/devices/device-\(suffix)/push-to-start-token", key: key,
+                                            body: #"{"pushToken": "\#(token(tokens + 100 + index))", "locale": "en-US"}"#)
             try #require(device.status == 200, "\(device)")
         }
         let party = try await api.send(.post, "/v1/parties", key: members[0].key,
@@ -59,13 +62,14 @@ struct Fixture: Sendable {
                               adventureID: "")
         guard startAdventure else { return fixture }
         let started = try await api.send(.post, "/v1/gm/adventures", key: TestServer.gameMasterKey,
-                                         body: #"{"partyID": "\#(partyID)", "route": "\#(route)", "tickInterval": 2, "seed": 7}"#)
+                                         body: #"{"partyID": "\#(partyID)", "route": "\#(route)", "tickInterval": 2, "seed": 7, "followable": true}"#)
         try #require(started.status == 201, "\(started)")
         fixture.adventureID = try #require(started.json["id"].string)
+        fixture.followCode = try #require(started.json["followCode"].string)
         for (index, member) in fixture.members.enumerated() {
             let registered = try await api.send(
                 .post, "/v1/adventures/\(fixture.adventureID)/activities", key: member.key,
-                body: #"{"activityID": "\#(member.activityID)", "pushToken": "\#(token(index))", "hero": "\#(member.hero)", "frequentPushesEnabled": false, "locale": "en"}"#)
+                body: #"{"activityID": "\#(member.activityID)", "pushToken": "\#(token(tokens + index))", "hero": "\#(member.hero)", "frequentPushesEnabled": false, "locale": "en"}"#)
             try #require(registered.status == 201, "\(registered)")
         }
         return fixture

@@ -42,10 +42,12 @@ import Vocabulary
             #expect(outsider.status == 403 && outsider.errorCode == "forbidden")
             #expect(try await api.send(.post, path).status == 401)
             #expect(try await api.send(.post, "/v1/adventures/no-such-adventure/live-links", key: TestServer.gameMasterKey).status == 404)
-            for body in [#"{"expiresInSeconds": 59}"#, #"{"expiresInSeconds": 86401}"#, #"{"expiresInSeconds": "soon"}"#, "{not json"] {
+            for body in [#"{"expiresInSeconds": 59}"#, #"{"expiresInSeconds": 86401}"#, #"{"expiresInSeconds": "soon"}"#] {
                 let refused = try await api.send(.post, path, key: TestServer.gameMasterKey, body: body)
-                #expect(refused.status == 400, "\(body): \(refused)")
+                #expect(refused.status == 422 && refused.json["field"].string == "expiresInSeconds", "\(body): \(refused)")
             }
+            let garbled = try await api.send(.post, path, key: TestServer.gameMasterKey, body: "{not json")
+            #expect(garbled.status == 400 && garbled.errorCode == "malformedJSON")
         }
     }
 
@@ -115,7 +117,7 @@ import Vocabulary
             let page = try await link(api, fixture.adventureID, key: fixture.chae.key)
             let events = page.replacingOccurrences(of: "?token", with: "/events?token")
             let malformed = try await api.send(.get, events, headers: [HTTPField.Name("Last-Event-ID")!: "yesterday"])
-            #expect(malformed.status == 400 && malformed.errorCode == "invalidInput")
+            #expect(malformed.status == 422 && malformed.json["field"].string == "lastEventId")
 
             // The stream would go on until the link expires: move the clock past it meanwhile.
             let expire = Task {
@@ -143,7 +145,7 @@ import Vocabulary
             #expect(once.text.contains("\nevent: clock\n"))
             #expect(!once.text.contains("event: expired"))
             let odd = try await api.send(.get, events + "&follow=maybe")
-            #expect(odd.status == 400 && odd.errorCode == "invalidInput")
+            #expect(odd.status == 422 && odd.json["field"].string == "follow")
         }
     }
 }

@@ -1,34 +1,37 @@
 import Foundation
 import Server
 import Testing
+import Yams
 
 /// openapi.yaml and the router describe the same API: a route added without
 /// documenting it, or documented but not served, fails here.
 @Suite struct OpenAPITests {
-    static let sourceDocument = TestServer.repository.appendingPathComponent("Sources/Server/openapi.yaml")
-
     @Test func everyRouteIsDocumentedAndEveryDocumentedRouteExists() async throws {
         let server = try await TestServer()
         let served = Set(server.router().routes.map { "\($0.method.rawValue) \($0.path)" })
-        let documented = Set(try OpenAPIPaths.operations(in: String(contentsOf: Self.sourceDocument, encoding: .utf8)))
+        let documented = Set(try OpenAPIDocumentFile.load().operations.map(\.name))
         #expect(served.count >= 20, "the router lists its routes")
         #expect(served.subtracting(documented).sorted() == [], "routes missing from openapi.yaml")
         #expect(documented.subtracting(served).sorted() == [], "documented routes the router does not have")
     }
 
-    @Test func everySchemaReferenceResolves() throws {
-        let text = try String(contentsOf: Self.sourceDocument, encoding: .utf8)
-        let defined = OpenAPIPaths.componentNames(in: text)
+    @Test func everyReferenceResolves() throws {
+        let document = try OpenAPIDocumentFile.load()
+        let text = try String(contentsOf: OpenAPIDocumentFile.source, encoding: .utf8)
         let referenced = text.matches(of: /\$ref: "#\/components\/(\w+)\/(\w+)"/).map { "\($0.1)/\($0.2)" }
         #expect(!referenced.isEmpty)
-        #expect(Set(referenced).subtracting(defined).sorted() == [])
+        for reference in Set(referenced) {
+            #expect(document.component(reference) != nil, "\(reference) is referenced but not defined")
+        }
         #expect(text.hasPrefix("openapi: 3.1."))
-        #expect(defined.isSuperset(of: ["securitySchemes/playerKey", "securitySchemes/gameMasterKey", "schemas/Error"]))
+        for name in ["securitySchemes/playerKey", "securitySchemes/gameMasterKey", "schemas/Error"] {
+            #expect(document.component(name) != nil)
+        }
     }
 
     @Test func theServerServesTheBundledDocument() async throws {
         let server = try await TestServer()
-        let source = try String(contentsOf: Self.sourceDocument, encoding: .utf8)
+        let source = try String(contentsOf: OpenAPIDocumentFile.source, encoding: .utf8)
         try await server.test { api in
             let reply = try await api.send(.get, "/openapi.yaml")
             #expect(reply.status == 200)
@@ -36,79 +39,58 @@ import Testing
             #expect(reply.text == source)
         }
     }
-
-    @Test func theParserReadsMethodsUnderEachPath() {
-        let yaml = """
-            openapi: 3.1.0
-            paths:
-              /a/{id}:
-                get:
-                  summary: x
-                  parameters:
-                    - name: id
-                post:
-                  responses: {}
-              /b:
-                delete: {}
-            components:
-              schemas:
-                Thing: {}
-            """
-        #expect(OpenAPIPaths.operations(in: yaml).sorted() == ["DELETE /b", "GET /a/{id}", "POST /a/{id}"])
-        #expect(OpenAPIPaths.componentNames(in: yaml) == ["schemas/Thing"])
-    }
 }
 
-/// Just enough YAML reading for the document's outline: keys by indentation.
-enum OpenAPIPaths {
-    static let methods: Set<String> = ["get", "put", "post", "delete", "patch", "head", "options", "trace"]
+/// openapi.yaml, parsed: its operations and components, `$ref`s followed.
+struct OpenAPIDocumentFile {
+    static let source = TestServer.repository.appendingPathComponent("Sources/Server/openapi.yaml")
+    static let methods = ["get", "put", "post", "delete", "patch", "head", "options", "trace"]
 
-    /// "METHOD /path" for each operation under `paths:`.
-    static func operations(in yaml: String) -> [String] {
-        var operations: [String] = []
-        var inPaths = false
-        var path: String?
-        for line in yaml.split(separator: "\n", omittingEmptySubsequences: false) {
-            let indent = line.prefix { $0 == " " }.count
-            let content = line.dropFirst(indent)
-            if content.isEmpty || content.hasPrefix("#") { continue }
-            if indent == 0 {
-                inPaths = content == "paths:"
-                continue
-            }
-            guard inPaths, let key = key(content) else { continue }
-            if indent == 2 {
-                path = key
-            } else if indent == 4, let path, methods.contains(key) {
-                operations.append("\(key.uppercased()) \(path)")
-            }
-        }
-        return operations
+    struct Operation {
+        var method: String
+        var path: String
+        var fields: [String: Any]
+        var name: String { "\(method.uppercased()) \(path)" }
     }
 
-    /// "section/Name" for each entry under `components:`.
-    static func componentNames(in yaml: String) -> Set<String> {
-        var names: Set<String> = []
-        var inComponents = false
-        var section: String?
-        for line in yaml.split(separator: "\n", omittingEmptySubsequences: false) {
-            let indent = line.prefix { $0 == " " }.count
-            let content = line.dropFirst(indent)
-            if content.isEmpty || content.hasPrefix("#") { continue }
-            if indent == 0 {
-                inComponents = content == "components:"
-                continue
-            }
-            guard inComponents, let key = key(content) else { continue }
-            if indent == 2 { section = key } else if indent == 4, let section { names.insert("\(section)/\(key)") }
+    let root: [String: Any]
+
+    static func load() throws -> OpenAPIDocumentFile {
+        let text = try String(contentsOf: source, encoding: .utf8)
+        guard let root = try Yams.load(yaml: text) as? [String: Any] else {
+            throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: source.path])
         }
-        return names
+        return OpenAPIDocumentFile(root: root)
     }
 
-    /// The key of a `key:` or `key: value` line; quotes removed.
-    private static func key(_ content: Substring) -> String? {
-        guard !content.hasPrefix("- "), let colon = content.firstIndex(of: ":") else { return nil }
-        let key = content[..<colon].trimmingCharacters(in: .whitespaces)
-        return key.trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
+    var operations: [Operation] {
+        let paths = root["paths"] as? [String: Any] ?? [:]
+        return paths.sorted { $0.key < $1.key }.flatMap { path, item in
+            let item = item as? [String: Any] ?? [:]
+            return Self.methods.compactMap { method in
+                (item[method] as? [String: Any]).map { Operation(method: method, path: path, fields: $0) }
+            }
+        }
+    }
+
+    /// `section/Name` under components, e.g. `schemas/Error`.
+    func component(_ name: String) -> [String: Any]? {
+        let parts = name.split(separator: "/").map(String.init)
+        guard parts.count == 2 else { return nil }
+        return ((root["components"] as? [String: Any])?[parts[0]] as? [String: Any])?[parts[1]] as? [String: Any]
+    }
+
+    func schema(_ name: String) -> [String: Any]? { component("schemas/\(name)") }
+
+    /// `value`, or what its `$ref` points at.
+    func resolved(_ value: Any?) -> [String: Any]? {
+        guard let object = value as? [String: Any] else { return nil }
+        guard let reference = object["$ref"] as? String else { return object }
+        return component(reference.replacingOccurrences(of: "#/components/", with: ""))
+    }
+
+    /// The schema of a property of a named schema, references followed.
+    func property(_ name: String, of schemaName: String) -> [String: Any]? {
+        resolved((schema(schemaName)?["properties"] as? [String: Any])?[name])
     }
 }

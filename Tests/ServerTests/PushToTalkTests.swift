@@ -117,9 +117,17 @@ import Vocabulary
                                                         key: ana.key, contentType: "video/mp4", bytes: Self.audio)
                 #expect(wrongType.reply.status == 415)
                 #expect(wrongType.reply.errorCode == "unsupportedAudioType")
-                let tooLong = try await api.sendBytes(.post, "\(channelPath)/transmissions?durationMilliseconds=600000",
-                                                      key: ana.key, contentType: "audio/aac", bytes: Self.audio)
-                #expect(tooLong.reply.status == 400)
+                for query in ["?durationMilliseconds=600000", "?durationMilliseconds=0", "?durationMilliseconds=half",
+                              "?durationMilliseconds=", ""] {
+                    let refused = try await api.sendBytes(.post, "\(channelPath)/transmissions\(query)",
+                                                          key: ana.key, contentType: "audio/aac", bytes: Self.audio)
+                    #expect(refused.reply.status == 422, "\(query): \(refused.reply)")
+                    #expect(refused.reply.errorCode == "invalidField" && refused.reply.errorField == "durationMilliseconds",
+                            "\(query): \(refused.reply)")
+                }
+                let silence = try await api.sendBytes(.post, "\(channelPath)/transmissions?durationMilliseconds=500",
+                                                      key: ana.key, contentType: "audio/aac", bytes: [])
+                #expect(silence.reply.status == 400 && silence.reply.errorCode == "invalidInput", "\(silence.reply)")
                 let tooLarge = try await api.sendBytes(.post, "\(channelPath)/transmissions?durationMilliseconds=500",
                                                        key: ana.key, contentType: "audio/aac",
                                                        bytes: [UInt8](repeating: 7, count: (1 << 20) + 1))
@@ -130,7 +138,7 @@ import Vocabulary
                 #expect(notJoined.reply.errorCode == "notInChannel")
                 let badToken = try await api.send(.put, "\(channelPath)/members/me", key: fixture.bao.key,
                                                   body: #"{"pushToken": "not-hex"}"#)
-                #expect(badToken.status == 400)
+                #expect(badToken.status == 422 && badToken.errorField == "pushToken", "\(badToken)")
                 #expect(try await api.send(.get, "/v1/push-to-talk/status", key: ana.key).json["status"].string == "available")
             }
         }

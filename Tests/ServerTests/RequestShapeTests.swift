@@ -47,7 +47,7 @@ import Testing
                     ("the game master's key with a byte less", String(TestServer.gameMasterKey.dropLast()), [:]),
                 ]
                 switch sample.caller {
-                case .player: wrongKeys.append(("the game master's key", TestServer.gameMasterKey, [:]))
+                case .player, .outsider: wrongKeys.append(("the game master's key", TestServer.gameMasterKey, [:]))
                 case .gameMaster: wrongKeys.append(("a player's key", fixture.ana.key, [:]))
                 case .playerOrGameMaster, .anyone: break
                 }
@@ -59,11 +59,11 @@ import Testing
         }
     }
 
-    @Test func bodiesThatAreNotTheExpectedJSONObjectAreRefused() async throws {
+    @Test func bodiesThatAreNotAJSONObjectAreMalformed() async throws {
         let server = try await TestServer()
         try await server.test { api in
             let fixture = try await Fixture.make(api)
-            let malformed = ["", "{", #"{"name": "x""#, "[]", "null", "42", #""text""#, "not json", "{}",
+            let malformed = ["", "{", #"{"name": "x""#, "[]", "null", "42", #""text""#, "not json",
                              "\u{0}{}", #"{"name": "x"} trailing"#]
             for sample in RouteSample.all where sample.takesJSON {
                 for body in malformed {
@@ -71,6 +71,18 @@ import Testing
                                             sample.uri(fixture), key: sample.key(fixture), body: body, status: 400,
                                             code: "malformedJSON")
                 }
+            }
+        }
+    }
+
+    @Test func anEmptyObjectIsWellFormedAndNamesAMissingField() async throws {
+        // Every JSON body has a required field: `{}` is a 422 naming one, not malformed JSON.
+        let server = try await TestServer()
+        try await server.test { api in
+            let fixture = try await Fixture.make(api)
+            for sample in RouteSample.all where sample.takesJSON {
+                try await expectRefused(server, api, "\(sample) with {}", sample.method, sample.uri(fixture),
+                                        key: sample.key(fixture), body: "{}", status: 422, code: "invalidField")
             }
         }
     }
@@ -98,12 +110,19 @@ import Testing
         }
     }
 
-    @Test func unknownRoutesAndMethodsAnswerWithTheJSONError() async throws {
+    @Test func unknownPathsAnswer404WhateverTheMethod() async throws {
         let server = try await TestServer()
         try await server.test { api in
+            for method in [HTTPRequest.Method.get, .post, .put, .delete, .patch, .options, .head] {
+                for path in ["/v1/nothing-here", "/v1/players/me/heroes/extra", "/v2/players", "/"] {
+                    let reply = try await api.send(method, path, body: method == .post ? "{}" : nil)
+                    #expect(reply.status == 404, "\(method) \(path): \(reply)")
+                    if method != .head {
+                        #expect(reply.errorCode == "notFound", "\(method) \(path): \(reply)")
+                    }
+                }
+            }
             try await expectRefused(server, api, "unknown path", .get, "/v1/nothing-here", key: nil, status: 404, code: "notFound")
-            try await expectRefused(server, api, "wrong method", .patch, "/v1/players", key: nil, body: #"{"name": "x"}"#,
-                                    status: 404, code: "notFound")
         }
     }
 

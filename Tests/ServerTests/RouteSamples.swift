@@ -12,6 +12,8 @@ struct RouteSample: Sendable, CustomStringConvertible {
         case gameMaster
         /// Adventure reads: a member of its party, or the game master.
         case playerOrGameMaster
+        /// A player outside the party (a follower).
+        case outsider
     }
 
     var method: HTTPRequest.Method
@@ -72,6 +74,11 @@ struct RouteSample: Sendable, CustomStringConvertible {
                     uri: { "/v1/gm/adventures/\($0.adventureID)/end" }),
         RouteSample(method: .post, template: "/v1/adventures/{adventureID}/potions", caller: .player,
                     uri: { "/v1/adventures/\($0.adventureID)/potions" }, body: { _ in #"{"hero": "egghead"}"# }),
+        RouteSample(method: .post, template: "/v1/adventures/{adventureID}/followers", caller: .outsider,
+                    uri: { "/v1/adventures/\($0.adventureID)/followers" },
+                    body: { #"{"followCode": "\#($0.followCode)", "locale": "en-GB", "deviceID": "\#($0.outsider.deviceID)"}"# }),
+        RouteSample(method: .delete, template: "/v1/adventures/{adventureID}/followers/me", caller: .outsider,
+                    uri: { "/v1/adventures/\($0.adventureID)/followers/me" }, prepare: follow),
         RouteSample(method: .get, template: "/v1/adventures/{adventureID}", caller: .playerOrGameMaster,
                     uri: { "/v1/adventures/\($0.adventureID)" }),
         RouteSample(method: .get, template: "/v1/adventures/{adventureID}/events", caller: .playerOrGameMaster,
@@ -115,6 +122,14 @@ struct RouteSample: Sendable, CustomStringConvertible {
         return fixture
     }
 
+    /// Olu follows the adventure per token.
+    static func follow(_ api: API, _ fixture: Fixture) async throws -> Fixture {
+        let followed = try await api.send(.post, "/v1/adventures/\(fixture.adventureID)/followers", key: fixture.outsider.key,
+                                          body: #"{"followCode": "\#(fixture.followCode)", "locale": "en", "deviceID": "\#(fixture.outsider.deviceID)"}"#)
+        try #require(followed.status == 201, "\(followed)")
+        return fixture
+    }
+
     /// Ana joins and says something.
     static func talk(_ api: API, _ fixture: Fixture) async throws -> Fixture {
         var fixture = try await joinChannel(api, fixture)
@@ -137,17 +152,19 @@ struct RouteSample: Sendable, CustomStringConvertible {
         switch caller {
         case .anyone: nil
         case .player, .playerOrGameMaster: fixture.ana.key
+        case .outsider: fixture.outsider.key
         case .gameMaster: TestServer.gameMasterKey
         }
     }
 }
 
 /// Sends a request that must be refused and checks the refusal: the status, the
-/// uniform JSON error (with `code` when given), and that nothing stored changed.
+/// uniform JSON error (with `code` when given, and the `field` it names when
+/// given; a 422 always names one), and that nothing stored changed.
 func expectRefused(
     _ server: TestServer, _ api: API, _ label: String, _ method: HTTPRequest.Method, _ uri: String,
     key: String?, body: String? = nil, headers: HTTPFields = [:], status: Int, code: String? = nil,
-    sourceLocation: SourceLocation = #_sourceLocation
+    field: String? = nil, sourceLocation: SourceLocation = #_sourceLocation
 ) async throws {
     let before = try server.storedBytes()
     let reply = try await api.send(method, uri, key: key, body: body, headers: headers)
@@ -155,6 +172,13 @@ func expectRefused(
     #expect(reply.errorCode != nil, "\(label): not {\"error\", \"message\"}: \(reply)", sourceLocation: sourceLocation)
     if let code {
         #expect(reply.errorCode == code, "\(label): \(reply)", sourceLocation: sourceLocation)
+    }
+    if let field {
+        #expect(reply.errorField == field, "\(label): \(reply)", sourceLocation: sourceLocation)
+        #expect(reply.json["message"].string?.contains("'\(field)'") == true, "\(label): the message names the field: \(reply)",
+                sourceLocation: sourceLocation)
+    } else if status == 422 {
+        #expect(reply.errorField != nil, "\(label): a 422 names its field: \(reply)", sourceLocation: sourceLocation)
     }
     if status == 401 {
         #expect(reply.headers[.wwwAuthenticate] == "Bearer", "\(label)", sourceLocation: sourceLocation)

@@ -33,7 +33,8 @@ struct TestServer {
     /// On PostgreSQL, the store is closed when the test ends if its suite has `.closesStores`.
     init(engine: StoreEngine = .sqlite,
          maximumRequestBodyBytes: Int = ServerConfiguration.defaultMaximumRequestBodyBytes,
-         liveLinkSecret: String? = nil, now: @escaping @Sendable () -> Date = { TestServer.startTime }) async throws {
+         followers: FollowerSettings = FollowerSettings(), liveLinkSecret: String? = nil,
+         now: @escaping @Sendable () -> Date = { TestServer.startTime }) async throws {
         Self.removeRootAtExit
         let directory = Self.root.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -42,7 +43,7 @@ struct TestServer {
             gameMasterKey: Self.gameMasterKey, databasePath: directory.appendingPathComponent("rangers.sqlite").path,
             databaseURL: databaseURL,
             port: 0, contentDirectory: Self.contentDirectory, bundleID: Self.bundleID,
-            maximumRequestBodyBytes: maximumRequestBodyBytes, liveLinkSecret: liveLinkSecret)
+            maximumRequestBodyBytes: maximumRequestBodyBytes, followers: followers, liveLinkSecret: liveLinkSecret)
         resources = try await ServerResources.open(configuration, now: now)
         OpenedStores.adopt(resources.store)
     }
@@ -101,12 +102,17 @@ struct Reply: Sendable, CustomStringConvertible {
     var json: JSON { JSON(parsing: text) }
     var description: String { "\(status) \(text.prefix(300))" }
 
-    /// The uniform error body's code, or nil if the body is not that shape.
+    /// The uniform error body's code, or nil if the body is not that shape:
+    /// `error` and a non-empty `message`, and `field` (a string) only beside them.
     var errorCode: String? {
-        guard case .object(let fields) = json, fields.count == 2, let message = fields["message"]?.string,
-              !message.isEmpty else { return nil }
+        guard case .object(let fields) = json, let message = fields["message"]?.string, !message.isEmpty,
+              Set(fields.keys).isSubset(of: ["error", "message", "field"]), fields["field"].map({ $0.string != nil }) ?? true
+        else { return nil }
         return fields["error"]?.string
     }
+
+    /// The field an `invalidField` or `malformedPath` refusal names.
+    var errorField: String? { json["field"].string }
 }
 
 /// Parsed JSON, read by key and index without the server's own types, so a test

@@ -28,8 +28,8 @@ struct PostgresLeaseTests {
         let a = try await node(database), b = try await node(database)
         let all = Set(try await adventures(10, in: a).map(\.id))
         // Two live nodes: a share is 10 ÷ 2 = 5, plus a margin of 2.
-        let takenByA = Set(try await a.dueAdventures(at: 1_002).map(\.id))
-        let takenByB = Set(try await b.dueAdventures(at: 1_002).map(\.id))
+        let takenByA = Set(try await a.dueAdventures(by: 1_002).map(\.id))
+        let takenByB = Set(try await b.dueAdventures(by: 1_002).map(\.id))
         #expect(takenByA.count == 7 && takenByB.count == 3)
         #expect(takenByA.isDisjoint(with: takenByB) && takenByA.union(takenByB) == all)
         #expect(try await a.renewLeases() == .only(takenByA))
@@ -40,12 +40,12 @@ struct PostgresLeaseTests {
         let database = try await StoreEngine.postgres.database()
         let a = try await node(database)
         _ = try await adventures(10, in: a)
-        #expect(try await a.dueAdventures(at: 1_002).count == 10)
+        #expect(try await a.dueAdventures(by: 1_002).count == 10)
         let b = try await node(database)
         // A holds more than its share now that B is alive: it gives up the excess.
         guard case .only(let keptByA) = try await a.renewLeases() else { Issue.record("no leases"); return }
         #expect(keptByA.count == 7)
-        let takenByB = Set(try await b.dueAdventures(at: 1_002).map(\.id))
+        let takenByB = Set(try await b.dueAdventures(by: 1_002).map(\.id))
         #expect(takenByB.count == 3 && takenByB.isDisjoint(with: keptByA))
     }
 
@@ -57,16 +57,16 @@ struct PostgresLeaseTests {
         let a = try await node(database, lease: .seconds(1)), b = try await node(database, lease: .seconds(1))
         let adventure = try #require(try await adventures(1, in: a).first)
         // The lease is never shorter than two tick intervals: 4 s here.
-        #expect(try await a.dueAdventures(at: 1_002).map(\.id) == [adventure.id])
+        #expect(try await a.dueAdventures(by: 1_002).map(\.id) == [adventure.id])
         let game = try Adventure(setup: adventure.setup, content: ShippedContent.game)
         let (state, events) = game.tick(adventure.state)
         let record = TickRecord(adventure: adventure.id, tick: 1, state: state, events: events, appliedCommandIDs: [],
                                 outbox: [], ledgers: [:])
 
         await a.stopBeating()
-        #expect(try await b.dueAdventures(at: 1_002).isEmpty, "taken while A's lease runs")
+        #expect(try await b.dueAdventures(by: 1_002).isEmpty, "taken while A's lease runs")
         try await Task.sleep(for: .milliseconds(4_300))
-        #expect(try await b.dueAdventures(at: 1_002).map(\.id) == [adventure.id])
+        #expect(try await b.dueAdventures(by: 1_002).map(\.id) == [adventure.id])
         // B holds it and has not stored its tick yet: the lease alone refuses A's.
         guard case .failure(let refusal) = try await a.recordTicks([record])[0] else {
             Issue.record("the stalled node stored a tick"); return
@@ -83,11 +83,11 @@ struct PostgresLeaseTests {
         let database = try await StoreEngine.postgres.database()
         let a = try await node(database, lease: .seconds(60)), b = try await node(database, lease: .seconds(60))
         let all = Set(try await adventures(4, in: a).map(\.id))
-        _ = try await a.dueAdventures(at: 1_002)
-        _ = try await b.dueAdventures(at: 1_002)
+        _ = try await a.dueAdventures(by: 1_002)
+        _ = try await b.dueAdventures(by: 1_002)
         try await a.releaseLeases()
         #expect(try await a.renewLeases() == .only([]))
-        #expect(Set(try await b.dueAdventures(at: 1_002).map(\.id)) == all, "without waiting out a 60 s lease")
+        #expect(Set(try await b.dueAdventures(by: 1_002).map(\.id)) == all, "without waiting out a 60 s lease")
     }
 
     @Test func aTickIsLoggedOnceByItsKey() async throws {

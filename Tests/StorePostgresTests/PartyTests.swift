@@ -29,7 +29,7 @@ struct PostgresPlayerAndPartyTests {
             #expect(try await store.player(authenticatedBy: "nonsense") == nil)
             #expect(try await store.pickHeroes(["spouty", "egghead", "spouty"], for: ana.id) == ["egghead", "spouty"])
             #expect(try await store.heroes(of: ana.id) == ["egghead", "spouty"])
-            await #expect(throws: StoreError.invalid("a name must not be empty")) { try await store.createPlayer(name: " ", at: Date()) }
+            await #expect(throws: StoreError.invalid("a name must not be empty or only spaces")) { try await store.createPlayer(name: " ", at: Date()) }
             await #expect(throws: StoreError.notFound("player", id: "ghost")) { try await store.heroes(of: "ghost") }
         }
     }

@@ -11,7 +11,7 @@ import Vocabulary
     @Test func aNewFileGetsEveryMigrationWithWALAndForeignKeys() async throws {
         let scratch = try ScratchDatabase()
         let store = try scratch.open()
-        #expect(try await store.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable", "v5-claimant", "v6-checks-as-comparisons"])
+        #expect(try await store.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable", "v5-claimant", "v6-checks-as-comparisons", "v7-tick-phase", "v8-followers"])
         #expect(FileManager.default.fileExists(atPath: scratch.path))
         let (journal, foreignKeys) = try await store.rawRead { db in
             (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Bool.fetchOne(db, sql: "PRAGMA foreign_keys"))
@@ -36,7 +36,7 @@ import Vocabulary
             partyID = trio.party.id
         }
         let reopened = try scratch.open()
-        #expect(try await reopened.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable", "v5-claimant", "v6-checks-as-comparisons"])
+        #expect(try await reopened.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable", "v5-claimant", "v6-checks-as-comparisons", "v7-tick-phase", "v8-followers"])
         let player = try #require(try await reopened.player(authenticatedBy: key))
         #expect(player.name == "Bao")
         #expect(try await reopened.members(of: try #require(partyID)).count == 3)
@@ -61,7 +61,7 @@ import Vocabulary
             }
         }
         let store = try scratch.open()
-        #expect(try await store.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable", "v5-claimant", "v6-checks-as-comparisons"])
+        #expect(try await store.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable", "v5-claimant", "v6-checks-as-comparisons", "v7-tick-phase", "v8-followers"])
         #expect(try await store.party("party-1").name == "Old party")
         // The party predates channels; it gets one when first asked, and keeps it.
         let channel = try await store.channel(of: "party-1")
@@ -74,12 +74,19 @@ import Vocabulary
     /// migrated from v5 with rows in it.
     @Test func listedValuesAreCheckedByComparisonsAfterV6() async throws {
         let scratch = try ScratchDatabase()
+        // Rows as v5 wrote them: an adventure and a Live Activity of a party's member.
         do {
             let store = try scratch.open(upTo: "v5-claimant")
             let trio = try await Trio.make(in: store)
-            let adventure = try await trio.startAdventure()
-            try await trio.registerActivities(for: adventure.id)
-            try await store.playNextTick(of: adventure.id)
+            try await store.rawWrite { [party = trio.party.id.rawValue, player = trio.players[0].id.rawValue] db in
+                try db.execute(sql: """
+                    INSERT INTO adventure (id, party, routeID, contentVersion, seed, roster, tickInterval, timeLimit, startedAt,
+                                           status, state, lastTick, nextTickAt)
+                    VALUES ('old-adventure', ?, 'route', 'content', '7', '[]', 1, 3600, 1000, 'running', '{}', 0, 1001);
+                    INSERT INTO liveActivity (id, player, adventure, heroID, frequentUpdates, locale, status, ledger, createdAt)
+                    VALUES ('old-activity', ?, 'old-adventure', 'power-panda', 0, 'en', 'active', '{}', '2025-01-01 00:00:00.000');
+                    """, arguments: [party, player])
+            }
         }
         let store = try scratch.open()
         // A push and a channel member, written after v6 with allowed values.
@@ -136,7 +143,57 @@ import Vocabulary
             try db.execute(sql: "UPDATE outbox SET priority = 10, state = 'dropped', targetKind = 'pushToTalk'")
             try db.execute(sql: "UPDATE channelMember SET status = 'leaving'")
         }
-        #expect(try await store.rawRead { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM event") } ?? 0 > 0)
+        #expect(try await store.rawRead { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM adventure JOIN liveActivity") } == 1)
+        #expect(try await store.rawRead { try String.fetchOne($0, sql: "PRAGMA integrity_check") } == "ok")
+    }
+
+    /// v8 loosens two constraints in place: the outbox takes broadcasts to followers'
+    /// channels and a Live Activity may have no hero (a follower's). What was
+    /// stored before is all there and reads back; what was refused still is.
+    @Test func v8LetsBroadcastsAndFollowersActivitiesInAndKeepsEverythingElse() async throws {
+        let scratch = try ScratchDatabase()
+        var adventure: StoredAdventure?
+        do {
+            let store = try scratch.open(upTo: "v7-tick-phase")
+            let trio = try await Trio.make(in: store)
+            // The adventure as v7 stored it (today's insert names v8's follow code).
+            let game = try trio.game()
+            let id = AdventureID("old-adventure")
+            try await store.rawWrite { db in
+                try db.execute(sql: """
+                    INSERT INTO adventure (id, party, routeID, contentVersion, seed, roster, tickInterval, timeLimit, startedAt,
+                                           tickPhase, status, state, lastTick, nextTickAt)
+                    VALUES (?, ?, ?, 'content-test', ?, ?, ?, ?, 1000, 0, 'running', ?, 0, ?)
+                    """, arguments: [
+                        id.rawValue, trio.party.id.rawValue, game.setup.route.rawValue, String(game.setup.seed),
+                        try RosterJSON.text(of: game.setup.party), game.setup.tickInterval, game.setup.timeLimit,
+                        try CanonicalJSON.text(of: game.start()), 1000 + game.setup.tickInterval,
+                    ])
+            }
+            adventure = try await store.adventure(id)
+            let activities = try await trio.registerActivities(for: id)
+            try await store.playNextTick(of: adventure!.id) { _ in activities.map { update($0, tick: 1) } }
+            await #expect(throws: DatabaseError.self) {
+                try await store.rawWrite { db in try db.execute(sql: "UPDATE outbox SET targetKind = 'followerChannel'") }
+            }
+        }
+        let store = try scratch.open()
+        let id = try #require(adventure?.id)
+        #expect(try await store.outbox(of: id).count == 3)
+        #expect(try await store.recipients(of: id).count == 3)
+        #expect(try await store.adventure(id).followCode == nil)
+        try await store.rawWrite { db in
+            try db.execute(sql: "UPDATE outbox SET targetKind = 'followerChannel' WHERE id = (SELECT MIN(id) FROM outbox)")
+            try db.execute(sql: "UPDATE liveActivity SET heroID = NULL WHERE rowid = (SELECT MIN(rowid) FROM liveActivity)")
+        }
+        #expect(try await store.recipients(of: id).count == 2, "a heroless activity is a follower's")
+        #expect(try await store.tickInputs(of: id).followers.activities.count == 1)
+        await #expect(throws: DatabaseError.self) {
+            try await store.rawWrite { db in try db.execute(sql: "UPDATE outbox SET targetKind = 'email'") }
+        }
+        await #expect(throws: DatabaseError.self) {
+            try await store.rawWrite { db in try db.execute(sql: "UPDATE liveActivity SET player = NULL") }
+        }
         #expect(try await store.rawRead { try String.fetchOne($0, sql: "PRAGMA integrity_check") } == "ok")
     }
 

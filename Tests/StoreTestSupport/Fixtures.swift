@@ -63,11 +63,12 @@ public struct Trio: Sendable {
         try Adventure(setup: setup(seed: seed, tickInterval: tickInterval), content: ShippedContent.game)
     }
 
-    /// Starts an adventure at `startedAt` and registers one Live Activity per member.
-    public func startAdventure(seed: UInt64 = 7, startedAt: Int = 1_000, outbox: [OutboxMessage] = []) async throws -> StoredAdventure {
+    /// Starts an adventure at `startedAt`; with a `followCode`, a followable one.
+    public func startAdventure(seed: UInt64 = 7, startedAt: Int = 1_000, followCode: FollowCode? = nil,
+                               outbox: [OutboxMessage] = []) async throws -> StoredAdventure {
         let game = try game(seed: seed)
         return try await store.startAdventure(party: party.id, setup: game.setup, state: game.start(), startedAt: startedAt,
-                                              contentVersion: "content-test", outbox: outbox)
+                                              contentVersion: "content-test", followCode: followCode, outbox: outbox)
     }
 
     @discardableResult
@@ -124,4 +125,57 @@ extension RangersStore {
                                     appliedCommandIDs: inputs.commands.map(\.id), outbox: outbox(inputs.adventure),
                                     ledgers: ledgers)
     }
+}
+
+/// Players outside a party who follow its adventures, each with a device that has
+/// a push-to-start token.
+public struct Watchers: Sendable {
+    public let players: [Player]
+    public let devices: [DeviceID]
+
+    public static func make(_ count: Int, in store: any RangersStore, tokenSeed: Int = 200) async throws -> Watchers {
+        var players: [Player] = []
+        var devices: [DeviceID] = []
+        for index in 0..<count {
+            let player = try await store.createPlayer(name: "Watcher \(index)").player
+            let device = DeviceID("watcher-device-\(index)-\(player.id.rawValue.prefix(6))")
+            try await store.registerPushToStartToken(deviceID: device, player: player.id, token: Tokens.make(tokenSeed + index),
+                                                     locale: "en")
+            players.append(player)
+            devices.append(device)
+        }
+        return Watchers(players: players, devices: devices)
+    }
+}
+
+extension FollowRequest {
+    /// A follow on a channel (iOS 18), with generous limits unless given.
+    public static func channel(_ adventure: StoredAdventure, player: PlayerID, language: String = "en", code: String? = nil,
+                               channelLimit: Int = 10_000) -> FollowRequest {
+        FollowRequest(adventure: adventure.id, player: player, code: code ?? adventure.followCode?.rawValue ?? "", language: language,
+                      how: .channel, tokenFollowersPerAdventure: 100, channelLimit: channelLimit,
+                      storagePolicy: .mostRecentMessageStored)
+    }
+
+    /// A follow per token (before iOS 18): its push-to-start is a placeholder body naming the device.
+    public static func token(_ adventure: StoredAdventure, player: PlayerID, device: DeviceID, language: String = "en",
+                             tokenFollowers: Int = 100) -> FollowRequest {
+        FollowRequest(adventure: adventure.id, player: player, code: adventure.followCode?.rawValue ?? "", language: language,
+                      how: .pushToStart(device: device) { stored, device in
+                          OutboxMessage(target: .pushToStart(device), pushType: .liveactivity,
+                                        topic: "app.rangers.push-type.liveactivity", priority: .high,
+                                        expiration: stored.startedAt + 3600,
+                                        payload: Data(#"{"aps":{"event":"start","timestamp":\#(stored.lastTick)}}"#.utf8),
+                                        reason: "following started", hasAlert: true, isEnd: false, supersedable: false)
+                      },
+                      tokenFollowersPerAdventure: tokenFollowers, channelLimit: 10_000, storagePolicy: .mostRecentMessageStored)
+    }
+}
+
+/// A broadcast to a followers' channel as the ticker would queue it.
+public func broadcast(_ channel: FollowerChannelID, tick: Int = 1, alert: Bool = false, end: Bool = false) -> OutboxMessage {
+    OutboxMessage(target: .followerChannel(channel), pushType: .liveactivity, topic: "app.rangers.push-type.liveactivity",
+                  priority: alert ? .high : .low, expiration: 4_000_000_000,
+                  payload: Data(#"{"aps":{"event":"\#(end ? "end" : "update")","timestamp":\#(tick)}}"#.utf8),
+                  reason: alert ? "alert" : "routine", hasAlert: alert, isEnd: end, supersedable: !alert && !end)
 }

@@ -205,12 +205,44 @@ import Vocabulary
         let store = try await database.open()
         let trio = try await Trio.make(in: store)
         let adventure = try await trio.startAdventure(startedAt: 1_000)
-        #expect(try await store.dueAdventures(at: 1_001).isEmpty)
-        #expect(try await store.dueAdventures(at: 1_002).map(\.id) == [adventure.id])
+        #expect(try await store.dueAdventures(by: 1_001).isEmpty)
+        #expect(try await store.dueAdventures(by: 1_002).map(\.id) == [adventure.id])
         try await store.playNextTick(of: adventure.id)
-        #expect(try await store.dueAdventures(at: 1_003).isEmpty)
-        #expect(try await store.dueAdventures(at: 1_004).map(\.id) == [adventure.id])
-        #expect(try await store.dueAdventures(at: 1_004, skipping: [adventure.id]).isEmpty)
+        #expect(try await store.dueAdventures(by: 1_003).isEmpty)
+        #expect(try await store.dueAdventures(by: 1_004).map(\.id) == [adventure.id])
+        #expect(try await store.dueAdventures(by: 1_004, skipping: [adventure.id]).isEmpty)
+    }
+
+    /// A tick falls due its adventure's phase into its second: within the second,
+    /// only the adventures whose phase has come are due, earliest phase first, and
+    /// the next due instant is known to the millisecond.
+    @Test(arguments: StoreEngine.available) func aTickFallsDueItsPhaseIntoItsSecond(engine: StoreEngine) async throws {
+        let database = try await engine.database()
+        let store = try await database.open()
+        let ids = (0..<100).map { AdventureID("phase-\($0)") }
+        let early = try #require(ids.first { (100..<400).contains(TickSchedule.phase(of: $0)) })
+        let late = try #require(ids.first { (600..<900).contains(TickSchedule.phase(of: $0)) })
+        for id in [late, early] {
+            let trio = try await Trio.make(in: store)
+            let game = try trio.game(seed: 7)
+            let stored = try await store.startAdventure(id: id, party: trio.party.id, setup: game.setup, state: game.start(),
+                                                        startedAt: 1_000, contentVersion: "content-test", outbox: [])
+            #expect(stored.tickPhase == TickSchedule.phase(of: id))
+        }
+        let (earlyPhase, latePhase) = (TickSchedule.phase(of: early), TickSchedule.phase(of: late))
+        func due(_ phase: Int) async throws -> [AdventureID] {
+            try await store.dueAdventures(at: TickSchedule.dueInstant(second: 1_002, phase: phase), limit: 10, skipping: [],
+                                          isKnown: { _, _ in false }, hasLedger: { _, _ in false }).map(\.id)
+        }
+        #expect(try await due(0) == [])
+        #expect(try await due(earlyPhase - 1) == [])
+        #expect(try await due(earlyPhase) == [early])
+        #expect(try await due(latePhase - 1) == [early])
+        #expect(try await due(latePhase) == [early, late])
+        #expect(try await store.nextTickDue() == TickSchedule.dueInstant(second: 1_002, phase: earlyPhase))
+        // A second late, both are due whatever the phase, the most overdue first.
+        #expect(try await store.dueAdventures(at: TickSchedule.dueInstant(second: 1_003, phase: 0), limit: 10, skipping: [],
+                                              isKnown: { _, _ in false }, hasLedger: { _, _ in false }).map(\.id) == [early, late])
     }
 
     /// The ticker's read: the stored adventure and budgets only where the ticker
@@ -223,7 +255,7 @@ import Vocabulary
         let activities = try await trio.registerActivities(for: adventure.id)
         let potion = try await store.enqueueCommand(.usePotion(player: trio.players[1].id, hero: "spouty"), for: adventure.id)
 
-        let unknown = try #require(try await store.dueAdventures(at: 1_002).first)
+        let unknown = try #require(try await store.dueAdventures(by: 1_002).first)
         #expect(unknown.lastTick == 0)
         #expect(unknown.stored == (try await store.adventure(adventure.id)))
         #expect(unknown.commands == [potion])
@@ -232,14 +264,40 @@ import Vocabulary
 
         let first = activities[0]
         let known = try #require(try await store.dueAdventures(
-            at: 1_002, limit: 10, skipping: [], isKnown: { $0 == adventure.id && $1 == 0 }, hasLedger: { $1 == first }).first)
+            at: endOfSecond(1_002), limit: 10, skipping: [], isKnown: { $0 == adventure.id && $1 == 0 },
+            hasLedger: { $1 == first }).first)
         #expect(known.stored == nil)
         #expect(known.activities.map { $0.ledger == nil } == [true, false, false])
 
         // Held at another tick than the stored one: read in full, budgets included.
         let stale = try #require(try await store.dueAdventures(
-            at: 1_002, limit: 10, skipping: [], isKnown: { _, tick in tick == 5 }, hasLedger: { _, _ in true }).first)
+            at: endOfSecond(1_002), limit: 10, skipping: [], isKnown: { _, tick in tick == 5 }, hasLedger: { _, _ in true }).first)
         #expect(stale.stored != nil)
         #expect(stale.activities.allSatisfy { $0.ledger != nil })
+    }
+}
+
+private func endOfSecond(_ second: Int) -> Date { TickSchedule.dueInstant(second: second, phase: 999) }
+
+@Suite struct TickScheduleTests {
+    /// Every node and every run must draw the same phase for an adventure.
+    @Test func thePhaseIsTheSameForTheSameIdEverywhere() {
+        #expect(TickSchedule.phase(of: "3f6c0e1a-5b7d-4c2e-9a8f-0d1e2f3a4b5c") == TickSchedule.phase(of: "3f6c0e1a-5b7d-4c2e-9a8f-0d1e2f3a4b5c"))
+        // FNV-1a 64 of "a" is 0xaf63dc4c8601ec8c.
+        #expect(TickSchedule.phase(of: "a") == Int(UInt64(0xaf63_dc4c_8601_ec8c) % 1000))
+    }
+
+    /// Adventures started together fall due spread over the second: each tenth of
+    /// it gets about a tenth of them.
+    @Test func phasesSpreadOverTheSecond() {
+        var tenths = [Int](repeating: 0, count: 10)
+        for _ in 0..<10_000 { tenths[TickSchedule.phase(of: AdventureID.random()) / 100] += 1 }
+        #expect(tenths.allSatisfy { (800...1_200).contains($0) }, "\(tenths)")
+    }
+
+    @Test func anInstantSplitsIntoItsSecondAndMilliseconds() {
+        #expect(TickSchedule.secondAndPhase(of: Date(timeIntervalSince1970: 1_000.4564)) == (1_000, 456))
+        #expect(TickSchedule.secondAndPhase(of: TickSchedule.dueInstant(second: 1_001, phase: 999)) == (1_001, 999))
+        #expect(TickSchedule.secondAndPhase(of: TickSchedule.dueInstant(second: 1_001, phase: 0)) == (1_001, 0))
     }
 }

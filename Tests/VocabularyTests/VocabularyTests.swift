@@ -69,6 +69,9 @@ import Vocabulary
     @Test func inviteCodesAcceptWhatPeopleType() {
         #expect(InviteCode(typed: "abcd-efgh")?.rawValue == "ABCDEFGH")
         #expect(InviteCode(typed: "ABCD EFG0") == nil, "0 is left out of the alphabet")
+        // Only ASCII letters fold: uppercased, "ßßßß" would be "SSSSSSSS" and "ﬀ" "FF".
+        #expect(InviteCode(typed: "ßßßß") == nil)
+        #expect(InviteCode(typed: "ABCDEF\u{FB00}") == nil)
         #expect(InviteCode.random().rawValue.count == InviteCode.length)
     }
 }

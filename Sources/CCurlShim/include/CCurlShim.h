@@ -60,4 +60,12 @@ static const long RANGERS_CURL_HTTP_VERSION_2TLS = CURL_HTTP_VERSION_2TLS;
 static const long RANGERS_CURL_SSLVERSION_TLSv1_2 = CURL_SSLVERSION_TLSv1_2;
 static const size_t RANGERS_CURL_ERROR_SIZE = CURL_ERROR_SIZE;
 
+// MARK: threads
+
+#include <pthread.h>
+
+/// Names the calling thread in the kernel (15 characters at most on Linux), as
+/// `top -H` and profilers show it.
+void rangers_name_current_thread(const char *name);
+
 #endif

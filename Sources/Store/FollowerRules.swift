@@ -1,0 +1,89 @@
+import Foundation
+import Vocabulary
+
+/// What both engines decide the same way when a player follows an adventure
+/// and when a channel is to be made: each engine reads the rows (under its own
+/// locks), this says what they mean.
+public enum FollowerRules {
+    /// Seconds before a follower refused for the app's channel limit is told to
+    /// ask again: channels are deleted as adventures end, a few minutes apart.
+    public static let channelLimitRetry: TimeInterval = 60
+    /// How long a claim to make a channel holds however alive its maker: far more
+    /// than a make takes (one request to APNs, one write). A maker stuck past it
+    /// (its store write failed, say) has its claim taken over, and its late answer
+    /// is refused like any taken-over claim's.
+    public static let claimTimeout: TimeInterval = 120
+
+    /// A follow of `adventure` with the code the player typed, by a player who is
+    /// (or is not) in its party.
+    public static func checkFollow(code typed: String, of adventure: StoredAdventure,
+                                   playerIsInParty: Bool) throws(StoreError) {
+        guard let code = adventure.followCode else {
+            throw .forbidden("adventure \(adventure.id) is private: only its party follows it")
+        }
+        // Constant time, as for keys: the code is what keeps a followable adventure's
+        // watchers to those it was shared with.
+        guard let given = FollowCode(typed: typed),
+              constantTimeEqual(expected: code.rawValue.utf8, given: given.rawValue.utf8)
+        else { throw .forbidden("that is not adventure \(adventure.id)'s follow code") }
+        guard adventure.status == .running else {
+            throw .conflict("adventure \(adventure.id) has ended (\(adventure.status.rawValue)); it can no longer be followed")
+        }
+        guard !playerIsInParty else {
+            throw .conflict("you are in the party of adventure \(adventure.id): members get their own pushes, not a follower's")
+        }
+    }
+
+    /// Room for one more follower per token, given how many others the adventure has.
+    public static func checkTokenFollowerRoom(others: Int, limit: Int) throws(StoreError) {
+        guard others < limit else {
+            throw .conflict("adventure \(limit == 0 ? "takes no followers without broadcast channels" : "has \(others) followers without broadcast channels, the most it takes"); "
+                + "an app on iOS 18 follows on a channel, which has no such limit")
+        }
+    }
+
+    /// The device a per-token follower is woken on: the player's, with a valid push-to-start token.
+    public static func checkPushToStartDevice(_ device: DeviceID, owner: PlayerID?, validToken: Bool,
+                                              player: PlayerID) throws(StoreError) {
+        guard let owner else { throw .notFound("device", id: device.rawValue) }
+        guard owner == player else { throw .forbidden("device \(device) belongs to another player") }
+        guard validToken else {
+            throw .conflict("device \(device) has no valid push-to-start token; register one (PUT /v1/devices/\(device)/push-to-start-token) first")
+        }
+    }
+
+    /// What to do with an adventure's channel for a language when a follower asks for it.
+    public enum ChannelStep: Hashable, Sendable {
+        /// It is open on APNs: hand out its id.
+        case hand(BroadcastChannelID)
+        /// Claim it for the caller to make now (inserting its row if there is none).
+        case claim
+        /// Someone holds the claim to make it.
+        case beingMade
+        /// Not before `retryAt` (the row, or a new `wanted` one, waits for the keeper).
+        case wait(retryAt: Date, limitReached: Bool)
+    }
+
+    /// `state` is nil when the adventure has no channel for the language yet;
+    /// `claimantIsAlive` says whether the process holding a `creating` claim is
+    /// still running, and `nextAttemptAt` is when that claim runs out; `inUse` counts every channel of the app that counts against
+    /// `limit` (see `FollowerChannelState.countsAgainstLimit`), this one included.
+    public static func channelStep(state: FollowerChannelState?, apnsID: BroadcastChannelID?, claimantIsAlive: Bool,
+                                   nextAttemptAt: Date?, inUse: Int, limit: Int, now: Date) -> ChannelStep {
+        let hasRoom = inUse < limit
+        switch state {
+        case .open?:
+            if let apnsID { return .hand(apnsID) }
+            return hasRoom ? .claim : .wait(retryAt: now + channelLimitRetry, limitReached: true)
+        case .creating?:
+            // A stopped maker's claim counts already: taking it over adds no channel.
+            let held = claimantIsAlive && (nextAttemptAt.map { $0 > now } ?? true)
+            return held ? .beingMade : .claim
+        case .wanted?, .deleted?, nil:
+            if let nextAttemptAt, nextAttemptAt > now, state == .wanted {
+                return .wait(retryAt: nextAttemptAt, limitReached: !hasRoom)
+            }
+            return hasRoom ? .claim : .wait(retryAt: now + channelLimitRetry, limitReached: true)
+        }
+    }
+}
