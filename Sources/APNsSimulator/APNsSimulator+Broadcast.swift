@@ -86,3 +86,22 @@ extension APNsSimulator {
         }
     }
 }
+
+extension APNsSimulator {
+    /// Of these ids — a device push's `apns-id` or a broadcast's `apns-request-id`
+    /// as the simulator answered them — those it accepted, each with the devices it
+    /// reached (one for a device push). Looks through the newest `recordLimit`
+    /// records of each kind: an older id is reported as not accepted.
+    public func devicesReached(byAccepted ids: some Sequence<String>) -> [String: Int] {
+        let wanted = Set(ids)
+        guard !wanted.isEmpty else { return [:] }
+        return core.state.withLock { state in
+            var reached: [String: Int] = [:]
+            for push in core.newest(state.accepted) where wanted.contains(push.apnsID) { reached[push.apnsID] = 1 }
+            for broadcast in state.broadcasts.broadcasts where wanted.contains(broadcast.requestID) {
+                reached[broadcast.requestID] = broadcast.devicesReached
+            }
+            return reached
+        }
+    }
+}

@@ -68,6 +68,13 @@ enum LiveMessage {
         var decision: String
         /// The body exactly as sent, as text.
         var payload: String
+        /// What the endpoint recorded, when it is the simulator (`EndpointRecords`).
+        var endpoint: EndpointRecord?
+
+        struct EndpointRecord: Encodable {
+            /// The devices the push reached there; nil when the endpoint holds no record of it.
+            var devicesReached: Int?
+        }
 
         init(_ entry: PushLogEntry, card: String) {
             self.card = card

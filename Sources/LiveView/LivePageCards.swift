@@ -161,13 +161,20 @@ enum LivePageCards {
               node("span", "p" + last.priority, parts.meta, "priority " + last.priority);
               parts.meta.appendChild(document.createTextNode(" · tick " + (last.tick === null ? "–" : last.tick) + " · "
                 + (last.status === null ? "no answer" : "APNs " + last.status + (last.reason ? " " + last.reason : "")) + " at "
-                + timeOfDay(last.sentAt) + " · " + card.received + " push" + (card.received === 1 ? "" : "es") + " · token " + last.token));
+                + timeOfDay(last.sentAt) + " · " + card.received + " push" + (card.received === 1 ? "" : "es") + " · token " + last.token
+                + endpointNote(last.endpoint)));
               parts.meta.title = "priority " + last.priority + ": " + last.decision;
             } else {
               parts.meta.textContent = "No push yet";
             }
           }
           function aps(card) { return card.last ? card.last.aps : {}; }
+          // What the simulator recorded (rangers demo); nothing against Apple's APNs.
+          function endpointNote(endpoint) {
+            if (!endpoint) return "";
+            if (typeof endpoint.devicesReached !== "number") return " · the simulator holds no record of it";
+            return " · the simulator accepted it (" + endpoint.devicesReached + " device" + (endpoint.devicesReached === 1 ? "" : "s") + ")";
+          }
 
           function renderBanners(card) {
             var language = card.descriptor.language || "en";

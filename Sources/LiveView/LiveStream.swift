@@ -33,15 +33,17 @@ public struct LiveStream: Sendable {
     /// When the link the page was opened with ends (unix seconds): the stream ends then.
     let linkExpiresAt: Int
     let now: @Sendable () -> Date
+    let endpoint: EndpointRecords?
     let settings: Settings
 
     public init(store: any RangersStore, content: LoadedContent, adventure: AdventureID, linkExpiresAt: Int,
-                now: @escaping @Sendable () -> Date, settings: Settings = Settings()) {
+                now: @escaping @Sendable () -> Date, endpoint: EndpointRecords? = nil, settings: Settings = Settings()) {
         self.store = store
         self.content = content
         self.adventure = adventure
         self.linkExpiresAt = linkExpiresAt
         self.now = now
+        self.endpoint = endpoint
         self.settings = settings
     }
 
@@ -77,12 +79,16 @@ public struct LiveStream: Sendable {
             var page: PushLogPage
             repeat {
                 page = try await store.pushLog(of: adventure, after: position.pushLog, limit: settings.pageSize)
+                let reached = endpoint.map { $0.devicesReached(page.entries.compactMap(\.entry.apnsID)) }
                 for item in page.entries {
                     position.pushLog = item.cursor
                     guard let card = try await card(of: item.entry.target, payload: item.entry.payload, &directory, send: send)
                     else { continue }
-                    try await send(try LiveMessage.event("push", LiveMessage.Push(item.entry, card: card),
-                                                         id: position.description).text)
+                    var push = LiveMessage.Push(item.entry, card: card)
+                    if let reached {
+                        push.endpoint = LiveMessage.Push.EndpointRecord(devicesReached: item.entry.apnsID.flatMap { reached[$0] })
+                    }
+                    try await send(try LiveMessage.event("push", push, id: position.description).text)
                 }
             } while page.entries.count == settings.pageSize
 

@@ -32,6 +32,9 @@ public struct ServerResources: Sendable {
     /// (`followerChannels.use(client)`) and the API makes a channel for a first
     /// follower, the dispatcher broadcasts and the `ChannelKeeper` looks after them.
     public let followerChannels: FollowerChannels
+    /// What the APNs endpoint recorded, when it is a simulator the process runs
+    /// (`rangers demo`): the live page shows it beside APNs' answers.
+    public private(set) var endpointRecords: EndpointRecords?
 
     public init(store: any RangersStore, content: LoadedContent, metrics: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
                 now: @escaping @Sendable () -> Date = Date.init) {
@@ -62,6 +65,12 @@ public struct ServerResources: Sendable {
         }
         let store = try await configuration.store.open()
         return ServerResources(store: store, content: content, metrics: metrics, now: now)
+    }
+
+    /// The live page shows, beside each push's answer, the devices the endpoint
+    /// says it reached (`devicesReached`: of these ids, those it accepted).
+    public mutating func showEndpointRecords(devicesReached: @escaping @Sendable ([String]) -> [String: Int]) {
+        endpointRecords = EndpointRecords(devicesReached: devicesReached)
     }
 
     /// Lets go of the store (see `StoreChoice.close`) once the server has stopped.
@@ -122,6 +131,7 @@ struct RangersAPI: Sendable {
     let adventuresHeld: AdventuresHeld
     let liveLinks: LiveLinkSigner
     let followerChannels: FollowerChannels
+    let endpointRecords: EndpointRecords?
     /// Request bodies' decoder: it knows the content's heroes and routes, which
     /// the fields that name one are checked against.
     let decoder: JSONDecoder
@@ -136,6 +146,7 @@ struct RangersAPI: Sendable {
         adventuresHeld = resources.adventuresHeld
         liveLinks = configuration.liveLinkSecret.map(LiveLinkSigner.init(secret:)) ?? resources.processLiveLinkSigner
         followerChannels = resources.followerChannels
+        endpointRecords = resources.endpointRecords
         auth = Authenticator(store: resources.store, gameMasterKey: configuration.gameMasterKey)
         decoder = JSONCoding.requestDecoder(knowing: ContentVocabulary(resources.content.game))
     }

@@ -90,7 +90,7 @@ extension RangersAPI {
         case let other?: throw APIError.invalidField("follow", "must be true or false, not '\(other.prefix(20))'")
         }
         let stream = LiveStream(store: store, content: content, adventure: grant.adventure, linkExpiresAt: grant.expiresAt,
-                                now: now)
+                                now: now, endpoint: endpointRecords)
         let logger = context.logger
         var headers = Self.liveHeaders
         headers[.contentType] = "text/event-stream; charset=utf-8"

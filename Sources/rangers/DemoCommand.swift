@@ -60,7 +60,7 @@ struct DemoCommand: AsyncParsableCommand {
             gameMasterKey: DemoScript.randomHex(), databasePath: databasePath, databaseURL: databaseURL, host: "127.0.0.1", port: 0,
             contentDirectory: content.directory, pushPolicy: try PolicyEnvironment.configuration(),
             followers: FollowerSettings(tokenFollowersPerAdventure: max(FollowerSettings().tokenFollowersPerAdventure, followers)))
-        let resources: ServerResources
+        var resources: ServerResources
         do {
             resources = try await ServerResources.open(configuration, now: { clock.now })
         } catch let error as InvalidConfiguration {
@@ -74,6 +74,7 @@ struct DemoCommand: AsyncParsableCommand {
         let simulator = try await APNsSimulator.start(APNsSimulatorConfiguration(port: 0))
         let key = APNsSigningKey.generate(keyID: "DEMOKEY001", teamID: "DEMOTEAM01").key
         try simulator.registerProviderKey(key)
+        resources.showEndpointRecords { [simulator] in simulator.devicesReached(byAccepted: $0) }
         let apns = APNsClient(environment: .custom(simulator.baseURL, management: simulator.managementBaseURL), key: key,
                               transport: try CurlHTTP2Transport(configuration: CurlTransportConfiguration(caFile: simulator.certificateFile)),
                               metrics: resources.metricsFactory)

@@ -84,6 +84,13 @@ import Vocabulary
         #expect(fixture.simulator.acceptedBroadcasts().map(\.devicesReached) == [2, 2])
         #expect(fixture.simulator.acceptedBroadcasts().map(\.priority) == [10, 10])
         #expect(fixture.simulator.acceptedCount == 1)  // the push-to-start; broadcasts are counted apart
+        // What the live page asks: of these ids, which were accepted, and how many devices each reached.
+        let startID = try #require(start.response?.apnsID)
+        let broadcastIDs = fixture.simulator.acceptedBroadcasts().map(\.requestID)
+        let unknown = UUID().uuidString.lowercased()
+        #expect(fixture.simulator.devicesReached(byAccepted: [startID, unknown] + broadcastIDs)
+                == Dictionary(uniqueKeysWithValues: [(startID, 1)] + broadcastIDs.map { ($0, 2) }))
+        #expect(fixture.simulator.devicesReached(byAccepted: [unknown]).isEmpty)
         await client.shutdown()
         try await fixture.shutdown()
     }

@@ -63,7 +63,8 @@ final class LivePageServer: @unchecked Sendable {
 
     /// Opens the store and serves: on the port it had before, or a free one the first time.
     func run() async throws {
-        let resources = try await ServerResources.open(configuration, now: { [clock] in clock.now })
+        var resources = try await ServerResources.open(configuration, now: { [clock] in clock.now })
+        resources.showEndpointRecords { [simulator] in simulator.devicesReached(byAccepted: $0) }
         let listening = PortReport()
         let app = try buildApplication(
             configuration, resources: resources,
