@@ -21,7 +21,9 @@ import Vocabulary
 final class LivePageServer: @unchecked Sendable {
     static let liveLinkSecret = "live-page-tests-secret-0123456789abcdef"
 
-    let clock = ManualClock(TestServer.startTime)
+    /// Just before the end of the start's second, as in `DeliveryHarness`: each whole
+    /// second the test moves on brings the next tick due whatever its phase.
+    let clock = ManualClock(TestServer.startTime.addingTimeInterval(0.999))
     let database: TestDatabase
     private(set) var configuration: ServerConfiguration
     let simulator: APNsSimulator
