@@ -53,7 +53,8 @@ enum LiveMessage {
         var card: String
         var targetKind: String
         var targetID: String
-        /// The first hex digits of the token, enough to tell tokens apart.
+        /// The first hex digits of the token (of the channel's id, for a broadcast),
+        /// enough to tell them apart.
         var token: String
         var pushType: String
         var priority: Int

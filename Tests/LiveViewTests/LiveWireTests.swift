@@ -66,31 +66,24 @@ import Wire
         #expect(directory.route(.liveActivity(ActivityID("a-2")), payload: update) == .card("hero:egghead"))
 
         // A push-to-start goes to a device; the hero is in the attributes the phone received.
-        let attributes = AdventureAttributes(adventureID: "adv", heroID: "power-panda", routeName: "Woods",
-                                             party: [HeroSummary(id: "power-panda", name: "Power Panda", avatar: "🐼")],
-                                             bosses: [BossSummary(id: "wolf", name: "Wolf", avatar: "🐺")], endsAt: Date(timeIntervalSince1970: 0))
-        let state = AdventureAttributes.ContentState(
-            currentHealthLevel: 1, eventDescription: "", heroes: [], boss: BossStatus(id: "wolf", healthLevel: 1, isEnraged: false, position: 0),
-            latestEvent: EventText(key: "event.x", args: []), potions: 3)
-        let start = try PayloadEncoder().encode(LiveActivityPayload(
-            timestamp: UnixTimestamp(seconds: 1), event: .start(attributes: attributes, alert: Alert(title: .plain("t"), body: .plain("b"))),
-            contentState: state))
+        let start = try Self.start(heroID: "power-panda")
         #expect(directory.route(.pushToStart(DeviceID("phone-1")), payload: start) == .card("hero:power-panda"))
         #expect(directory.route(.pushToStart(DeviceID("phone-1")), payload: update) == .none)
         #expect(directory.route(.pushToTalk(ChannelMemberID("m")), payload: update) == .none)
     }
 
-    static let followersStart: Data = {
-        let attributes = AdventureAttributes(adventureID: "adv", heroID: "", routeName: "Woods",
+    /// A push-to-start's body whose attributes name `heroID` ("" for a follower's activity).
+    static func start(heroID: String) throws -> Data {
+        let attributes = AdventureAttributes(adventureID: "adv", heroID: heroID, routeName: "Woods",
                                              party: [HeroSummary(id: "power-panda", name: "Power Panda", avatar: "🐼")],
                                              bosses: [BossSummary(id: "wolf", name: "Wolf", avatar: "🐺")], endsAt: Date(timeIntervalSince1970: 0))
         let state = AdventureAttributes.ContentState(
             currentHealthLevel: 1, eventDescription: "", heroes: [], boss: BossStatus(id: "wolf", healthLevel: 1, isEnraged: false, position: 0),
             latestEvent: EventText(key: "event.x", args: []), potions: 3)
-        return try! PayloadEncoder().encode(LiveActivityPayload(
+        return try PayloadEncoder().encode(LiveActivityPayload(
             timestamp: UnixTimestamp(seconds: 1), event: .start(attributes: attributes, alert: Alert(title: .plain("t"), body: .plain("b"))),
             contentState: state))
-    }()
+    }
 
     static func follower(_ player: String, _ delivery: FollowerDelivery, _ language: String, device: String? = nil) -> Follower {
         Follower(adventure: "adv", player: PlayerID(player), delivery: delivery, language: language, device: device.map(DeviceID.init),
@@ -129,16 +122,17 @@ import Wire
     @Test func theFollowersBeforeIOS18OfALanguageShareOneCardFedByTheirPushToStartsAndTheirActivities() throws {
         var directory = LiveCardDirectory(roster: [PartyMember(player: PlayerID("p1"), hero: "power-panda")])
         let update = Data(#"{"aps":{"event":"update"}}"#.utf8)
+        let followersStart = try Self.start(heroID: "")
         // A heroless push-to-start is a follower's: unknown until the followers are read.
-        #expect(directory.route(.pushToStart("sam-phone"), payload: Self.followersStart) == .unknownFollowers)
+        #expect(directory.route(.pushToStart("sam-phone"), payload: followersStart) == .unknownFollowers)
         let followers = [Self.follower("sam", .token, "en", device: "sam-phone"), Self.follower("kim", .token, "en", device: "kim-phone"),
                          Self.follower("vy", .token, "vi", device: "vy-phone")]
         let learned = directory.learn(followers: followers, channels: [])
         #expect(learned.map(\.key) == ["followers:en", "followers:vi"])
         #expect(learned.map(\.followers) == [2, 1])
-        #expect(directory.route(.pushToStart("sam-phone"), payload: Self.followersStart) == .card("followers:en"))
-        #expect(directory.route(.pushToStart("kim-phone"), payload: Self.followersStart) == .card("followers:en"))
-        #expect(directory.route(.pushToStart("vy-phone"), payload: Self.followersStart) == .card("followers:vi"))
+        #expect(directory.route(.pushToStart("sam-phone"), payload: followersStart) == .card("followers:en"))
+        #expect(directory.route(.pushToStart("kim-phone"), payload: followersStart) == .card("followers:en"))
+        #expect(directory.route(.pushToStart("vy-phone"), payload: followersStart) == .card("followers:vi"))
 
         // Their activities, registered without a hero, join the card of their language.
         #expect(directory.route(.liveActivity("sam-activity"), payload: update) == .unknownActivity("sam-activity"))
