@@ -107,11 +107,18 @@ extension LivePageBrowserTests {
 
         // APNs no longer has the Korean channel: its broadcast is answered
         // ChannelNotRegistered, and the card shows the channel gone.
+        // Sam's phone is gone too (410 Unregistered): the one phone its card stands for.
         server.simulator.removeChannel(try #require(ko.apnsID))
-        _ = try await play(until: "a broadcast to the Korean channel answered") { log in
+        server.simulator.markUnregistered(deviceToken: token(91), since: server.clock.now)
+        _ = try await play(until: "a broadcast to the Korean channel and a push to Sam's activity answered") { log in
             log.contains { $0.target == .followerChannel(ko.id) && $0.reason == "ChannelNotRegistered" }
+                && log.contains { $0.target == .liveActivity("sam-activity") && $0.reason == "Unregistered" }
         }
-        let gone = try await waitForPage(page, "the Korean channel gone") { $0.first { $0.card == koKey }?.look == "gone" }
+        let gone = try await waitForPage(page, "the Korean channel and Sam's phone gone") { cards in
+            cards.first { $0.card == koKey }?.look == "gone" && cards.first { $0.card == "followers:en" }?.look == "gone"
+        }
+        #expect(gone.first { $0.card == "followers:en" }?.gone.contains("1 of these phones is gone") == true,
+                "\(gone.first { $0.card == "followers:en" }?.gone ?? "")")
         let koCard = try #require(gone.first { $0.card == koKey })
         #expect(koCard.gone.contains("This channel is gone"), "\(koCard.gone)")
         #expect(koCard.gone.contains("ChannelNotRegistered"), "\(koCard.gone)")
