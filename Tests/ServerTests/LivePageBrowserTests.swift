@@ -237,6 +237,9 @@ import Vocabulary
             $0.allSatisfy { $0.look == "stale" && $0.waiting >= 1 && $0.waitingNote.contains("pending") }
         }
         #expect(stale.allSatisfy { $0.note.hasPrefix("Out of date since") })
+        // One each: a newer update supersedes the older one waiting for the same activity,
+        // also when the older's "try later" came after the newer was queued.
+        #expect(stale.allSatisfy { $0.waiting == 1 }, "\(stale.map { "\($0.card): \($0.waitingNote)" })")
         try await screenshot("stale-and-pending")
         try server.simulator.failShare(0, reason: .serviceUnavailable, seed: 1)
         try await play(to: 9)
