@@ -73,7 +73,7 @@ public enum APNsChannelOutcome: Hashable, Sendable {
     /// capability) is wrong; retrying will not help.
     case rejected(APNsReason)
 
-    init(status: Int, reason: APNsReason?) {
+    public init(status: Int, reason: APNsReason?) {
         let reason = reason ?? .unknown("HTTP \(status)")
         switch (status, reason) {
         case (200...299, _): self = .succeeded

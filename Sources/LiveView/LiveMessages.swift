@@ -43,7 +43,8 @@ enum LiveMessage {
         enum Answer: String, Encodable {
             /// APNs accepted it: the phone shows it.
             case delivered
-            /// The token is no longer valid: the phone is gone.
+            /// The token is no longer valid: the phone is gone. For a broadcast: APNs
+            /// no longer has the channel (the server makes it again while the adventure runs).
             case gone
             /// APNs refused it, or no answer came: the phone never got it.
             case refused
@@ -52,7 +53,8 @@ enum LiveMessage {
         var card: String
         var targetKind: String
         var targetID: String
-        /// The first hex digits of the token, enough to tell tokens apart.
+        /// The first hex digits of the token (of the channel's id, for a broadcast),
+        /// enough to tell them apart.
         var token: String
         var pushType: String
         var priority: Int
@@ -85,7 +87,7 @@ enum LiveMessage {
             priority = entry.priority.rawValue
             status = entry.status
             reason = entry.reason
-            answer = Self.answer(status: entry.status, reason: entry.reason)
+            answer = Self.answer(status: entry.status, reason: entry.reason, broadcast: entry.target.kind == .followerChannel)
             apnsID = entry.apnsID
             attempts = entry.attempts
             sentAt = entry.sentAt.timeIntervalSince1970
@@ -94,9 +96,17 @@ enum LiveMessage {
             payload = String(decoding: entry.payload, as: UTF8.self)
         }
 
-        /// As the APNs client classifies the answer it got.
-        static func answer(status: Int?, reason: String?) -> Answer {
+        /// As the APNs client classifies the answer it got: a broadcast's as a
+        /// channel request's (ChannelNotRegistered, BadChannelId: the channel is gone).
+        static func answer(status: Int?, reason: String?, broadcast: Bool = false) -> Answer {
             guard let status else { return .refused }
+            if broadcast {
+                switch APNsChannelOutcome(status: status, reason: reason.map(APNsReason.init)) {
+                case .succeeded: return .delivered
+                case .channelGone: return .gone
+                case .channelLimitReached, .retryLater, .rejected: return .refused
+                }
+            }
             switch APNsResponse(status: status, reason: reason.map(APNsReason.init)).outcome {
             case .delivered: return .delivered
             case .tokenNoLongerValid: return .gone

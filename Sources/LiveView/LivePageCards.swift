@@ -48,6 +48,7 @@ enum LivePageCards {
             parts.avatar = node("span", "avatar", head);
             parts.who = node("span", "who", head);
             parts.lang = node("span", "lang", head);
+            parts.label = node("p", "followers-label", root);
             parts.island = node("div", "island", root);
             parts.island.title = "Dynamic Island (compact)";
             parts.leading = node("span", "leading", parts.island);
@@ -71,9 +72,26 @@ enum LivePageCards {
             parts.waiting = node("p", "waiting-note", notes);
             parts.refused = node("p", "refused-note", notes);
             parts.meta = node("footer", "meta", root);
-            return { descriptor: descriptor, parts: parts, last: null, gone: null, refused: null, waiting: [], received: 0,
-                     alerts: [], lastPush: null, hero: descriptor.hero };
+            return { descriptor: descriptor, parts: parts, last: null, gone: null, goneTargets: {}, refused: null, waiting: [],
+                     received: 0, alerts: [], lastPush: null, hero: descriptor.hero };
           }
+
+          /// A followers' card has no hero of its own: who it stands for, in which language, how many.
+          function followersFigure(descriptor) {
+            var language = (languageNames[descriptor.language] || descriptor.language) + " (" + descriptor.language + ")";
+            var count = descriptor.followers || 0, followers = count + " follower" + (count === 1 ? "" : "s");
+            if (descriptor.kind === "followerChannel") {
+              var state = { wanted: " · the channel is not made yet (APNs failed, or the app has as many channels as it may): the server tries again",
+                            creating: " · the channel is being made", deleted: " · the channel is deleted" }[descriptor.channelState] || "";
+              return { avatar: "👥", name: "Followers · " + descriptor.language, lane: "👥 " + descriptor.language,
+                       label: "The followers' view in " + language + ", one broadcast on their channel reaching every device listening: "
+                         + followers + " chose it; APNs does not say how many devices a broadcast reached" + state };
+            }
+            return { avatar: "📱", name: "Followers on iOS 17 · " + descriptor.language, lane: "📱 " + descriptor.language,
+                     label: "The followers' view in " + language + " on phones before iOS 18, a push to each one's own activity: "
+                       + followers + " (one card for all: each gets the same pushes)" };
+          }
+          function isFollowers(card) { return card.descriptor.kind !== "member"; }
 
           /// What the phone shows now: nothing yet, the activity, the same gone out of
           /// date, ended (until its dismissal date) or removed; or no phone at all.
@@ -89,9 +107,11 @@ enum LivePageCards {
 
           function render(card) {
             var parts = card.parts, descriptor = card.descriptor, language = descriptor.language || "en";
-            var hero = figure(adventure.heroes, card.hero);
+            var hero = isFollowers(card) ? followersFigure(descriptor) : figure(adventure.heroes, card.hero);
             parts.avatar.textContent = hero.avatar;
             parts.who.textContent = hero.name;
+            parts.label.textContent = hero.label || "";
+            parts.root.setAttribute("data-followers", descriptor.followers === undefined ? "" : String(descriptor.followers));
             parts.root.setAttribute("data-hero", card.hero || "");
             parts.root.setAttribute("data-language", descriptor.language || "");
             parts.lang.textContent = descriptor.language ? (languageNames[descriptor.language] || descriptor.language) + " · " + descriptor.language
@@ -131,7 +151,8 @@ enum LivePageCards {
               var push = card.last.push;
               parts.lock.title = "priority " + push.priority + ": " + push.decision;
             } else {
-              parts.event.textContent = "No Live Activity on this phone yet";
+              parts.event.textContent = descriptor.kind === "followerChannel" ? "No broadcast on this channel yet"
+                                                                              : "No Live Activity on this phone yet";
               parts.leading.textContent = hero.avatar;
               parts.trailing.textContent = "";
             }
@@ -146,8 +167,7 @@ enum LivePageCards {
             if (look === "dismissed") note = "Ended · removed from the Lock Screen at " + timeOfDay(aps(card)["dismissal-date"]);
             parts.note.textContent = note;
 
-            parts.gone.textContent = card.gone ? "📵 This phone is gone: APNs answered " + card.gone.status + " " + (card.gone.reason || "")
-              + " at " + timeOfDay(card.gone.sentAt) + " for token " + card.gone.token + "; nothing more reaches it" : "";
+            parts.gone.textContent = goneNote(card);
             parts.waiting.textContent = card.waiting.length === 0 ? "" : "⏳ " + card.waiting.length + " push"
               + (card.waiting.length === 1 ? "" : "es") + " pending, to be sent again: " + card.waiting.map(function (push) {
                 return "tick " + push.tick + " (" + (push.outcome || "waiting") + ", " + push.attempts + " attempt" + (push.attempts === 1 ? "" : "s") + ")";
@@ -174,6 +194,40 @@ enum LivePageCards {
             if (!endpoint) return "";
             if (typeof endpoint.devicesReached !== "number") return " · the simulator holds no record of it";
             return " · the simulator accepted it (" + endpoint.devicesReached + " device" + (endpoint.devicesReached === 1 ? "" : "s") + ")";
+          }
+
+          function goneNote(card) {
+            var answered = function (push) {
+              return "APNs answered " + push.status + " " + (push.reason || "") + " at " + timeOfDay(push.sentAt);
+            };
+            if (card.descriptor.kind === "followerChannel") {
+              return card.gone ? "📵 This channel is gone: " + answered(card.gone) + " for channel " + card.gone.token
+                + "; no device listening on it hears more. The server makes a new one while the adventure runs, and a follower's app that asks again gets it" : "";
+            }
+            if (card.descriptor.kind === "tokenFollowers") {
+              var gone = Object.keys(card.goneTargets).map(function (target) { return card.goneTargets[target]; });
+              if (gone.length === 0) return "";
+              var latest = gone[gone.length - 1];
+              return "📵 " + gone.length + " of these phones " + (gone.length === 1 ? "is" : "are") + " gone (the latest: "
+                + answered(latest) + " for token " + latest.token + "); nothing more reaches " + (gone.length === 1 ? "it" : "them");
+            }
+            return card.gone ? "📵 This phone is gone: " + answered(card.gone) + " for token " + card.gone.token + "; nothing more reaches it" : "";
+          }
+
+          /// What became of a push to the card's phone (or channel). A card for several
+          /// phones is gone once every phone it stands for is.
+          function settle(card, push) {
+            if (push.answer === "delivered") {
+              delete card.goneTargets[push.targetID];
+            } else if (push.answer === "gone") {
+              card.goneTargets[push.targetID] = push;
+            }
+            if (card.descriptor.kind !== "tokenFollowers") {
+              card.gone = push.answer === "gone" ? push : push.answer === "delivered" ? null : card.gone;
+            } else {
+              var gone = Object.keys(card.goneTargets).length;
+              card.gone = gone > 0 && gone >= (card.descriptor.followers || 0) ? push : null;
+            }
           }
 
           function renderBanners(card) {

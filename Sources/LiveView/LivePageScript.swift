@@ -52,8 +52,8 @@ enum LivePageScript {
               var body = null;
               try { body = JSON.parse(push.payload); } catch (error) { body = null; }
               var aps = body && body.aps ? body.aps : null;
+              settle(card, push);
               if (push.answer === "delivered") {
-                card.gone = null;
                 card.refused = null;
                 if (aps && aps["content-state"]) card.last = { aps: aps, push: push };
                 if (aps && aps.attributes) card.attributes = aps.attributes;
@@ -62,12 +62,11 @@ enum LivePageScript {
                   if (card.alerts.length > 3) card.alerts.length = 3;
                   renderBanners(card);
                 }
-              } else if (push.answer === "gone") {
-                card.gone = push;
-              } else {
+              } else if (push.answer !== "gone") {
                 card.refused = push;
               }
-              chartPushes.push({ tick: push.tick || 0, recipient: push.card, hero: card.hero, priority: push.priority,
+              chartPushes.push({ tick: push.tick || 0, recipient: push.card,
+                                 hero: isFollowers(card) ? followersFigure(card.descriptor).lane : card.hero, priority: push.priority,
                                  event: aps ? aps.event : push.pushType, reason: push.decision,
                                  sound: aps && aps.alert ? (aps.alert.sound || "default") : null });
               render(card);

@@ -28,6 +28,9 @@ enum LivePageStyle {
         .phone-head .avatar { font-size: 1.6em; }
         .phone-head .who { font-weight: 600; flex: 1; min-width: 0; overflow-wrap: anywhere; }
         .phone-head .lang { font-size: 0.8em; color: #636366; background: #e5e5ea; border-radius: 0.8em; padding: 0.1em 0.6em; }
+        .phone[data-kind="followerChannel"], .phone[data-kind="tokenFollowers"] { background: #f7f4ff; }
+        .followers-label { font-size: 0.75em; color: #636366; margin: -4px 0 8px; }
+        .followers-label:empty { display: none; }
         .island { display: flex; justify-content: space-between; align-items: center; background: #000; color: #fff;
                   border-radius: 999px; padding: 4px 14px; margin: 0 auto 8px; width: 62%; min-width: 170px; font-size: 0.85em; }
         .island b { font-weight: 600; margin-left: 0.25em; }

@@ -68,8 +68,15 @@ public struct LiveStream: Sendable {
 
         var waitingShown: [String: [LiveMessage.Waiting.Push]]?
         var nextClock = ContinuousClock.now
+        let followable = stored.followCode != nil
+        // The connection began with them: read again a second later.
+        var nextFollowersRead = ContinuousClock.now + settings.clockInterval
         while !isStopping() {
             try Task.checkCancellation()
+            // The adventure's followers are read at most once a pass: once a second
+            // (their counts, a channel made or waited for), and when a push names a
+            // channel or a follower's device the page has not heard of.
+            var followers = FollowersRead(followable: followable, due: ContinuousClock.now >= nextFollowersRead)
             guard Int(now().timeIntervalSince1970) < linkExpiresAt else {
                 try await send(try LiveMessage.event("expired", LiveMessage.Notice(
                     message: LiveLinkRefusal.expired(at: linkExpiresAt).description)).text)
@@ -82,7 +89,7 @@ public struct LiveStream: Sendable {
                 let reached = endpoint.map { $0.devicesReached(page.entries.compactMap(\.entry.apnsID)) }
                 for item in page.entries {
                     position.pushLog = item.cursor
-                    guard let card = try await card(of: item.entry.target, payload: item.entry.payload, &directory, send: send)
+                    guard let card = try await card(of: item.entry.target, payload: item.entry.payload, &directory, &followers, send: send)
                     else { continue }
                     var push = LiveMessage.Push(item.entry, card: card)
                     if let reached {
@@ -94,7 +101,8 @@ public struct LiveStream: Sendable {
 
             var waiting: [String: [LiveMessage.Waiting.Push]] = [:]
             for entry in page.waitingForRetry {
-                guard let card = try await card(of: entry.message.target, payload: entry.message.payload, &directory, send: send)
+                guard let card = try await card(of: entry.message.target, payload: entry.message.payload, &directory, &followers,
+                                                 send: send)
                 else { continue }
                 waiting[card, default: []].append(LiveMessage.Waiting.Push(
                     tick: entry.tick, priority: entry.message.priority.rawValue, decision: entry.message.reason,
@@ -119,6 +127,10 @@ public struct LiveStream: Sendable {
                 }
             }
 
+            if followers.due {
+                nextFollowersRead = ContinuousClock.now + settings.clockInterval
+                try await learnFollowers(&directory, &followers, send: send)
+            }
             if ContinuousClock.now >= nextClock {
                 nextClock = ContinuousClock.now + settings.clockInterval
                 try await send(try LiveMessage.event("clock", LiveMessage.Clock(now: now().timeIntervalSince1970)).text)
@@ -138,8 +150,16 @@ public struct LiveStream: Sendable {
         for device in try await store.pushToStartDevices(of: stored.setup.party) {
             _ = directory.learn(hero: device.recipient.hero, language: device.recipient.language)
         }
-        for recipient in try await store.tickInputs(of: adventure).recipients {
+        let inputs = try await store.tickInputs(of: adventure)
+        for recipient in inputs.recipients {
             _ = directory.learn(hero: recipient.hero, language: recipient.language, activity: recipient.activityID)
+        }
+        if stored.followCode != nil {
+            for follower in inputs.followers.activities {
+                _ = directory.learn(followerActivity: follower.activityID, language: follower.language)
+            }
+            _ = directory.learn(followers: try await store.followers(of: adventure),
+                                channels: try await store.followerChannels(of: adventure))
         }
         return directory
     }
@@ -195,15 +215,40 @@ public struct LiveStream: Sendable {
 
     // MARK: - On the way
 
-    /// The card a push belongs to, learning (and telling the page) of an activity
-    /// registered since the connection began; nil for a push no card shows.
-    private func card(of target: PushTarget, payload: Data, _ directory: inout LiveCardDirectory,
+    /// Whether this pass of the stream read the adventure's followers already, or must.
+    private struct FollowersRead {
+        var followable: Bool
+        var due: Bool
+        var done = false
+    }
+
+    /// The followers' cards as the store has them now, the page told of each that is new or changed.
+    private func learnFollowers(_ directory: inout LiveCardDirectory, _ read: inout FollowersRead,
+                                send: (String) async throws -> Void) async throws {
+        guard read.followable, !read.done else { return }
+        read.done = true
+        let changed = directory.learn(followers: try await store.followers(of: adventure),
+                                      channels: try await store.followerChannels(of: adventure))
+        for card in changed {
+            try await send(try LiveMessage.event("card", card).text)
+        }
+    }
+
+    /// The card a push belongs to, learning (and telling the page) of an activity,
+    /// a channel or a follower registered since the connection began; nil for a
+    /// push no card shows.
+    private func card(of target: PushTarget, payload: Data, _ directory: inout LiveCardDirectory, _ followers: inout FollowersRead,
                       send: (String) async throws -> Void) async throws -> String? {
         switch directory.route(target, payload: payload) {
         case .card(let key):
             return key
         case .none:
             return nil
+        case .unknownFollowers:
+            guard followers.followable, !followers.done else { return nil }
+            try await learnFollowers(&directory, &followers, send: send)
+            guard case .card(let key) = directory.route(target, payload: payload) else { return nil }
+            return key
         case .unknownActivity(let id):
             guard let activity = try? await store.liveActivity(id), activity.adventure == adventure else { return nil }
             if let changed = directory.learn(activity) {

@@ -13,7 +13,8 @@ public enum PushOutcome: Hashable, Sendable {
     /// APNs answered that the broadcast channel does not exist (ChannelNotRegistered,
     /// BadChannelId): the channel is made again while its adventure runs.
     case channelGone(status: Int, reason: String, apnsID: String? = nil, attempts: Int = 1)
-    /// It may succeed later (429, 5xx, a dropped connection): send again at `at`.
+    /// It may succeed later (429, 5xx, a dropped connection): send again at `at`,
+    /// unless it is supersedable and a newer push to its target was queued meanwhile.
     case retryLater(at: Date, reason: String)
     /// Retrying will not help (bad payload, bad topic), or the dispatcher gave up.
     case rejected(status: Int?, reason: String, apnsID: String? = nil, attempts: Int = 1)

@@ -163,6 +163,8 @@ public protocol OutboxStore: Sendable {
         -> (refusals: [StoreError?], claimed: [ClaimedPush])
     /// Records answers without claiming. An invalid token is invalidated wherever
     /// it is the valid one, and its pending pushes dropped, in the same transaction.
+    /// A supersedable push answered "try later" while a newer push to its target
+    /// was queued is `superseded` at once, not left waiting to be tried again.
     @discardableResult
     func record(_ results: [PushResult], at now: Date) async throws -> [StoreError?]
     /// Pushes claimed by a dispatcher that has stopped (crashed, killed) go back

@@ -6,7 +6,7 @@ import Vocabulary
 
 extension PostgresStore {
     /// Records APNs' answers in a fixed number of statements (one more per token
-    /// found invalid). An answer is refused, leaving the others recorded, when its
+    /// found invalid, one more when some are to be tried again). An answer is refused, leaving the others recorded, when its
     /// push is not `sending` by this node: answered already, never claimed, or
     /// claimed again after this node was taken for stopped.
     func record(_ results: [PushResult], at now: Date, _ connection: PostgresConnection) async throws -> [StoreError?] {
@@ -41,6 +41,10 @@ extension PostgresStore {
                  AS t(id, state, outcome, next_attempt_at)
             WHERE outbox.id = t.id
             """, logger: logger)
+        // A push to try again whose target got a newer push while it was out is
+        // superseded at once: it is not sent again, nor shown waiting meanwhile.
+        let retried = zip(recorded, settled).filter { $0.1.state == .pending && $0.0.push.message.supersedable }.map(\.0.push.id.rawValue)
+        _ = try await supersedeWhereNewer(retried, connection)
 
         let logged = zip(recorded, settled).compactMap { result, settlement in settlement.log.map { (result.push, $0) } }
         if !logged.isEmpty {

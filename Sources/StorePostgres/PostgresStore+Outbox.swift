@@ -66,6 +66,19 @@ extension PostgresStore {
     /// `OutboxStore` says, pushes with a newer one to their target are superseded
     /// and those that can go nowhere are dropped. A handful of statements per
     /// batch, however many rows.
+    /// Of the pending outbox rows `ids` (supersedable ones), those with a newer push
+    /// to their target waiting, being sent or sent become `superseded`: their ids.
+    func supersedeWhereNewer(_ ids: [Int64], _ connection: PostgresConnection) async throws -> Set<Int64> {
+        guard !ids.isEmpty else { return [] }
+        return Set(try await connection.query("""
+            UPDATE outbox SET state = 'superseded', outcome = \(QueuedPushRules.supersededReason)
+            WHERE id = ANY(\(ids)) AND state = 'pending' AND EXISTS (
+                SELECT 1 FROM outbox newer WHERE newer.target_kind = outbox.target_kind AND newer.target_id = outbox.target_id
+                AND newer.id > outbox.id AND newer.state IN ('pending', 'sending', 'sent'))
+            RETURNING id
+            """, logger: logger).decodeAll(Int64.self))
+    }
+
     private func claim(limit: Int, now: Date, _ connection: PostgresConnection) async throws -> [ClaimedPush] {
         guard limit > 0 else { return [] }
         var claimed: [ClaimedPush] = []
@@ -80,13 +93,7 @@ extension PostgresStore {
             guard let last = candidates.last else { break }
             after = last.id.rawValue
 
-            let superseded = Set(try await connection.query("""
-                UPDATE outbox SET state = 'superseded', outcome = \(QueuedPushRules.supersededReason)
-                WHERE id = ANY(\(candidates.filter(\.message.supersedable).map(\.id.rawValue))) AND EXISTS (
-                    SELECT 1 FROM outbox newer WHERE newer.target_kind = outbox.target_kind AND newer.target_id = outbox.target_id
-                    AND newer.id > outbox.id AND newer.state IN ('pending', 'sending', 'sent'))
-                RETURNING id
-                """, logger: logger).decodeAll(Int64.self))
+            let superseded = try await supersedeWhereNewer(candidates.filter(\.message.supersedable).map(\.id.rawValue), connection)
             let live = candidates.filter { !superseded.contains($0.id.rawValue) }
             let tokens = try await currentTokens(of: live.map(\.message), connection)
 

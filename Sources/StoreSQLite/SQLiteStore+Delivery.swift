@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PushPolicy
 import Store
 import Vocabulary
 
@@ -53,8 +54,15 @@ extension SQLiteStore {
             }
         case .retryLater(let nextAttempt, let reason):
             try requireSending(push, by: claimant, db)
-            try db.execute(sql: "UPDATE outbox SET state = 'pending', nextAttemptAt = ?, outcome = ? WHERE id = ?",
-                           arguments: [nextAttempt, "retrying: \(reason)", push.id.rawValue])
+            // A newer push to its target was queued while this one was out: it
+            // carries a newer state, so this one is not sent again (nor shown waiting).
+            if push.message.supersedable, try hasNewerPush(to: push.message.target, than: push.id.rawValue, db) {
+                try db.execute(sql: "UPDATE outbox SET state = 'superseded', outcome = ? WHERE id = ?",
+                               arguments: [QueuedPushRules.supersededReason, push.id.rawValue])
+            } else {
+                try db.execute(sql: "UPDATE outbox SET state = 'pending', nextAttemptAt = ?, outcome = ? WHERE id = ?",
+                               arguments: [nextAttempt, "retrying: \(reason)", push.id.rawValue])
+            }
         case .rejected(let status, let reason, let apnsID, let attempts):
             try settle(push, by: claimant, as: .failed, outcome: reason, db)
             try log(push, status: status, reason: reason, apnsID: apnsID, attempts: attempts, at: loggedAt, db)

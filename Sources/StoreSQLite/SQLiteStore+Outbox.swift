@@ -30,7 +30,7 @@ extension SQLiteStore {
             guard let last = candidates.last else { break }
             after = last.id
             for row in candidates {
-                if row.message.supersedable, try Self.hasNewerPush(than: row, db) {
+                if row.message.supersedable, try Self.hasNewerPush(to: row.message.target, than: row.id, db) {
                     try db.execute(sql: "UPDATE outbox SET state = 'superseded', outcome = ? WHERE id = ?",
                                    arguments: [QueuedPushRules.supersededReason, row.id])
                     continue
@@ -88,11 +88,12 @@ extension SQLiteStore {
         }
     }
 
-    private static func hasNewerPush(than row: PendingPush, _ db: Database) throws -> Bool {
+    /// Whether a push to `target` queued after outbox row `id` is waiting, being sent or sent.
+    static func hasNewerPush(to target: PushTarget, than id: Int64, _ db: Database) throws -> Bool {
         try Bool.fetchOne(db.cachedStatement(sql: """
             SELECT 1 FROM outbox WHERE targetKind = ? AND targetID = ? AND id > ?
             AND state IN ('pending', 'sending', 'sent') LIMIT 1
-            """), arguments: [row.message.target.kind.rawValue, row.message.target.id, row.id]) != nil
+            """), arguments: [target.kind.rawValue, target.id, id]) != nil
     }
 
     /// Pushes left `sending` by a process that stopped before recording the answer

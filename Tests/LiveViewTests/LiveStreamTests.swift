@@ -21,12 +21,14 @@ import Vocabulary
         let adventure: StoredAdventure
         let activities: [ActivityID]
 
-        static func start(_ engine: StoreEngine, contentVersion: String = LiveStreamTests.content.version) async throws -> Running {
+        static func start(_ engine: StoreEngine, contentVersion: String = LiveStreamTests.content.version,
+                          followCode: FollowCode? = nil) async throws -> Running {
             let store = try await engine.open()
             let trio = try await Trio.make(in: store)
             let game = try trio.game(seed: 7, tickInterval: 1)
             let adventure = try await store.startAdventure(party: trio.party.id, setup: game.setup, state: game.start(),
-                                                           startedAt: 1_000, contentVersion: contentVersion, outbox: [])
+                                                           startedAt: 1_000, contentVersion: contentVersion, followCode: followCode,
+                                                           outbox: [])
             var activities: [ActivityID] = []
             for (index, (member, language)) in zip(trio.roster, ["en", "vi", "ko"]).enumerated() {
                 let id = ActivityID("activity-\(index)")
@@ -104,6 +106,10 @@ import Vocabulary
         let deadline = ContinuousClock.now + .seconds(20)
         async let running: Void = stream.run(from: cursor, isStopping: { reader.isDone || ContinuousClock.now > deadline }) {
             reader.receive($0)
+        }
+        // What happens meanwhile happens once the page has what it opened with.
+        while !reader.messages.contains(where: { $0.event == "adventure" }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
         }
         try await meanwhile()
         try await running
@@ -206,6 +212,71 @@ import Vocabulary
         #expect(pending["tick"] as? Int == 3)
     }
 
+    @Test(arguments: StoreEngine.available)
+    func eachFollowersChannelHasACardInItsLanguageThatAppearsWhenTheChannelIsMadeAndShowsItGone(engine: StoreEngine) async throws {
+        let running = try await Running.start(engine, followCode: FollowCode(typed: "FLWR-CDE2"))
+        let store = running.store
+        let adventure = try await store.adventure(running.adventure.id)
+        let watchers = try await Watchers.make(4, in: store)
+        // Before the page opens: two followers on the Vietnamese channel.
+        let first = try await store.follow(.channel(adventure, player: watchers.players[0].id, language: "vi"), at: Date())
+        guard case .create(let vi)? = first.channel else { Issue.record("\(String(describing: first.channel))"); return }
+        try await store.channelCreated(vi, as: "dmk=", at: Date())
+        try await store.follow(.channel(adventure, player: watchers.players[1].id, language: "vi"), at: Date())
+
+        let korean = ChannelOf()
+        let messages = try await follow(running.stream(), until: { messages in
+            Self.pushes(messages).contains { $0.data["answer"] as? String == "gone" }
+                && Self.pushes(messages).contains { $0.data["card"] as? String == "followers:en" }
+        }, meanwhile: {
+            // While it is open: a Korean follower, whose channel is made now, and one before iOS 18, in English.
+            let following = try await store.follow(.channel(adventure, player: watchers.players[2].id, language: "ko"), at: Date())
+            guard case .create(let ko)? = following.channel else { Issue.record("\(String(describing: following.channel))"); return }
+            korean.set(ko.channel)
+            try await store.channelCreated(ko, as: "a28=", at: Date())
+            try await store.follow(.token(adventure, player: watchers.players[3].id, device: watchers.devices[3], language: "en"), at: Date())
+            for start in try await store.claimOutbox(limit: 10) { try await store.recordDelivered(start, apnsID: "start") }
+            try await store.registerLiveActivity(activityID: "follower-activity", player: watchers.players[3].id, adventure: adventure.id,
+                                                 hero: nil, token: Tokens.make(90), frequentUpdates: false, locale: "en")
+            // A broadcast to each channel and a push to the follower's activity: APNs no longer has the Korean channel.
+            try await store.playNextTick(of: adventure.id) { _ in
+                [broadcast(vi.channel, tick: 1), broadcast(ko.channel, tick: 1), update("follower-activity", tick: 1)]
+            }
+            for push in try await store.claimOutbox(limit: 10) {
+                try await store.record(push.message.target == .followerChannel(ko.channel)
+                                       ? .channelGone(status: 400, reason: "ChannelNotRegistered") : .delivered(apnsID: "ok"), for: push)
+            }
+        })
+        let ko = try #require(korean.value)
+
+        // The page opens with the Vietnamese channel's card: its language, its two followers, no hero.
+        let cards = try #require(messages.first { $0.event == "adventure" }?.data["cards"] as? [[String: Any]])
+        let viCard = try #require(cards.first { $0["key"] as? String == "channel:\(vi.channel)" })
+        #expect(viCard["kind"] as? String == "followerChannel")
+        #expect(viCard["language"] as? String == "vi")
+        #expect(viCard["followers"] as? Int == 2)
+        #expect(viCard["channelState"] as? String == "open")
+        #expect(viCard["hero"] == nil)
+        #expect(!cards.contains { $0["key"] as? String == "channel:\(ko)" })
+        // The Korean channel's card comes on the stream, before its broadcast.
+        let koCardAt = try #require(messages.firstIndex { $0.event == "card" && $0.data["key"] as? String == "channel:\(ko)" })
+        #expect(messages[koCardAt].data["language"] as? String == "ko")
+        #expect(messages[koCardAt].data["followers"] as? Int == 1)
+        let koPushAt = try #require(messages.firstIndex { $0.event == "push" && $0.data["card"] as? String == "channel:\(ko)" })
+        #expect(koCardAt < koPushAt)
+        // The per-token follower's card: their language's, one for all of them.
+        let tokenCard = try #require(messages.first { $0.event == "card" && $0.data["key"] as? String == "followers:en" })
+        #expect(tokenCard.data["kind"] as? String == "tokenFollowers")
+        #expect(tokenCard.data["followers"] as? Int == 1)
+
+        // Each broadcast on its channel's card, the one APNs no longer had as gone; the members' cards get none of them.
+        let pushes = Self.pushes(messages)
+        #expect(pushes.map { $0.data["card"] as? String } == ["channel:\(vi.channel)", "channel:\(ko)", "followers:en"])
+        #expect(pushes.map { $0.data["answer"] as? String } == ["delivered", "gone", "delivered"])
+        #expect(pushes[1].data["reason"] as? String == "ChannelNotRegistered")
+        #expect(pushes.allSatisfy { $0.data["targetKind"] as? String != "liveActivity" || $0.data["targetID"] as? String == "follower-activity" })
+    }
+
     @Test func aStreamEndsWhenItsLinkExpires() async throws {
         let running = try await Running.start(.sqlite)
         let messages = try await follow(running.stream(expiresAt: Int(Date().timeIntervalSince1970) - 1)) {
@@ -221,4 +292,14 @@ import Vocabulary
         #expect((messages.first?.data["timelineUnavailable"] as? String)?.contains("older-content") == true)
         #expect(!messages.contains { $0.event == "ticks" })
     }
+}
+
+/// A value set inside a test's `meanwhile` and read after it.
+final class ChannelOf: @unchecked Sendable {
+    private let lock = NSLock()
+    private var channel: FollowerChannelID?
+
+    func set(_ value: FollowerChannelID) { lock.withLock { channel = value } }
+
+    var value: FollowerChannelID? { lock.withLock { channel } }
 }

@@ -37,6 +37,7 @@ import Vocabulary
     /// A card as the page shows it.
     struct Card: Decodable {
         var card: String
+        var kind: String
         var hero: String
         var language: String
         var look: String
@@ -48,18 +49,25 @@ import Vocabulary
         var note: String
         var gone: String
         var waitingNote: String
+        /// A followers' card: what it stands for, and for how many followers.
+        var label: String
+        var followers: String
+        /// The last push: priority, tick, APNs' answer and, with the simulator, what it recorded.
+        var meta: String
     }
 
     static let readCards = """
         JSON.stringify(Array.from(document.querySelectorAll("#cards .phone")).map(function (card) {
           var banner = card.querySelector(".banner.latest");
-          return { card: card.dataset.card, hero: card.dataset.hero, language: card.dataset.language, look: card.dataset.look,
+          return { card: card.dataset.card, kind: card.dataset.kind, hero: card.dataset.hero, language: card.dataset.language, look: card.dataset.look,
                    received: Number(card.dataset.received), waiting: Number(card.dataset.waiting),
                    avatar: card.querySelector(".phone-head .avatar").textContent,
                    bannerKey: banner ? banner.dataset.key : null,
                    bannerTitle: banner ? banner.querySelector(".banner-title").textContent : null,
                    note: card.querySelector(".note").textContent, gone: card.querySelector(".gone-note").textContent,
-                   waitingNote: card.querySelector(".waiting-note").textContent };
+                   waitingNote: card.querySelector(".waiting-note").textContent,
+                   label: card.querySelector(".followers-label").textContent, followers: card.dataset.followers,
+                   meta: card.querySelector(".meta").textContent };
         }))
         """
 
@@ -97,10 +105,15 @@ import Vocabulary
     }
 
     @Test func thePageShowsEachPhoneAsItsPushesLeftIt() async throws {
+        try await withServerAndBrowser(artifacts: Self.artifacts) { try await play($0, $1) }
+    }
+
+    /// Runs `body` with a live server and a browser, closing both whatever happens.
+    func withServerAndBrowser(artifacts: URL, _ body: (LivePageServer, DevToolsBrowser) async throws -> Void) async throws {
         guard Chromium.executable() != nil else { throw Chromium.Missing() }
-        try? FileManager.default.removeItem(at: Self.artifacts)
-        try FileManager.default.createDirectory(at: Self.artifacts, withIntermediateDirectories: true)
-        note("screenshots in \(Self.artifacts.path)")
+        try? FileManager.default.removeItem(at: artifacts)
+        try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
+        note("screenshots in \(artifacts.path)")
         let server = try await LivePageServer.start(policy: Self.policy)
         let browser: DevToolsBrowser
         do {
@@ -110,7 +123,7 @@ import Vocabulary
             throw error
         }
         do {
-            try await play(server, browser)
+            try await body(server, browser)
         } catch {
             await browser.close()
             await server.shutdown()
@@ -122,7 +135,9 @@ import Vocabulary
 
     func note(_ text: String) { FileHandle.standardError.write(Data("live page test: \(text)\n".utf8)) }
 
-    func play(_ server: LivePageServer, _ browser: DevToolsBrowser) async throws {
+    /// Ana (vi), Bao (ko) and Chae (en) in a party, the adventure started for them
+    /// (`followable` or not), their push-to-starts answered and their activities registered.
+    func startParty(_ server: LivePageServer, followable: Bool = false) async throws -> (AdventureID, StoredAdventure, [Phone]) {
         var phones = [
             Phone(name: "Ana", hero: "power-panda", locale: "vi-VN", language: "vi"),
             Phone(name: "Bao", hero: "egghead", locale: "ko-KR", language: "ko"),
@@ -141,7 +156,7 @@ import Vocabulary
                                   body: ["inviteCode": party["inviteCode"] as! String, "hero": phone.hero])
         }
         let started = try await server.call("POST", "/v1/gm/adventures", key: TestServer.gameMasterKey, body: [
-            "partyID": party["id"] as! String, "route": Self.route, "tickInterval": 1, "seed": Self.seed,
+            "partyID": party["id"] as! String, "route": Self.route, "tickInterval": 1, "seed": Self.seed, "followable": followable,
         ])
         let adventure = AdventureID(try #require(started["id"] as? String))
         let startedAdventure = try await server.store.adventure(adventure)
@@ -152,6 +167,31 @@ import Vocabulary
                 "frequentPushesEnabled": true, "locale": phone.locale,
             ])
         }
+        return (adventure, startedAdventure, phones)
+    }
+
+    /// Moves the clock a second at a time until the adventure has played `tick`,
+    /// each tick's pushes answered before the next.
+    func play(_ server: LivePageServer, _ adventure: AdventureID, startedAt: Int, to tick: Int) async throws {
+        while try await server.store.adventure(adventure).lastTick < tick {
+            server.clock.advance(by: 1)
+            // Due now: after the restart the clock is ahead of the last tick, and the ticker catches up at once.
+            let next = Int(server.clock.now.timeIntervalSince1970) - startedAt
+            do {
+                try await eventually("tick \(next) and its pushes", within: .seconds(30)) {
+                    try await server.store.isSettled(adventure, at: next)
+                }
+            } catch {
+                let open = try await server.store.outbox(of: adventure).filter { $0.state == .pending || $0.state == .sending }
+                let stored = try await server.store.adventure(adventure)
+                note("unsettled at \(stored.lastTick), next due \(stored.nextTickAt.map { $0 - stored.startedAt } ?? -1), clock \(Int(server.clock.now.timeIntervalSince1970) - stored.startedAt): \(open.map { "\($0.id) \($0.tick ?? -1) \($0.state) \($0.outcome ?? "-") \($0.attempts)" })")
+                throw error
+            }
+        }
+    }
+
+    func play(_ server: LivePageServer, _ browser: DevToolsBrowser) async throws {
+        let (adventure, startedAdventure, phones) = try await startParty(server)
 
         // A member asks for the link, as a browser cannot send the key.
         let link = try await server.call("POST", "/v1/adventures/\(adventure)/live-links", key: phones[1].key)
@@ -180,27 +220,14 @@ import Vocabulary
             let title = try Self.localizedTitle(of: start.payload, in: phone.language)
             #expect(card.bannerKey == title.key)
             #expect(card.bannerTitle == title.text, "\(phone.name)'s start alert in \(phone.language)")
+            #expect(card.meta.hasSuffix(" · the simulator accepted it (1 device)"), "\(card.meta)")
         }
         let overflow = try await page.evaluate("document.documentElement.scrollWidth - window.innerWidth") as? Int
         #expect(overflow == 0, "the page fits a phone's width (\(overflow ?? -1) px too wide)")
         try await screenshot("joined")
 
         func play(to tick: Int) async throws {
-            while try await server.store.adventure(adventure).lastTick < tick {
-                server.clock.advance(by: 1)
-                // Due now: after the restart the clock is ahead of the last tick, and the ticker catches up at once.
-                let next = Int(server.clock.now.timeIntervalSince1970) - startedAdventure.startedAt
-                do {
-                    try await eventually("tick \(next) and its pushes", within: .seconds(30)) {
-                        try await server.store.isSettled(adventure, at: next)
-                    }
-                } catch {
-                    let open = try await server.store.outbox(of: adventure).filter { $0.state == .pending || $0.state == .sending }
-                    let stored = try await server.store.adventure(adventure)
-                    note("unsettled at \(stored.lastTick), next due \(stored.nextTickAt.map { $0 - stored.startedAt } ?? -1), clock \(Int(server.clock.now.timeIntervalSince1970) - stored.startedAt): \(open.map { "\($0.id) \($0.tick ?? -1) \($0.state) \($0.outcome ?? "-") \($0.attempts)" })")
-                    throw error
-                }
-            }
+            try await self.play(server, adventure, startedAt: startedAdventure.startedAt, to: tick)
         }
 
         // APNs answers 503 to everything: each phone keeps its last state, a push
@@ -214,6 +241,9 @@ import Vocabulary
             $0.allSatisfy { $0.look == "stale" && $0.waiting >= 1 && $0.waitingNote.contains("pending") }
         }
         #expect(stale.allSatisfy { $0.note.hasPrefix("Out of date since") })
+        // One each: a newer update supersedes the older one waiting for the same activity,
+        // also when the older's "try later" came after the newer was queued.
+        #expect(stale.allSatisfy { $0.waiting == 1 }, "\(stale.map { "\($0.card): \($0.waitingNote)" })")
         try await screenshot("stale-and-pending")
         try server.simulator.failShare(0, reason: .serviceUnavailable, seed: 1)
         try await play(to: 9)

@@ -48,14 +48,15 @@ final class LivePageServer: @unchecked Sendable {
         let configuration = ServerConfiguration(
             gameMasterKey: TestServer.gameMasterKey, databasePath: database.location, port: 0,
             contentDirectory: TestServer.contentDirectory, pushPolicy: policy, bundleID: TestServer.bundleID,
-            liveLinkSecret: liveLinkSecret)
+            followers: DeliveryHarness.followerSettings, liveLinkSecret: liveLinkSecret)
         let simulator = try await APNsSimulator.start()
         let key = APNsSigningKey.generate(keyID: "KEY1234567", teamID: "TEAM123456").key
         try simulator.registerProviderKey(key)
         let transport = try CurlHTTP2Transport(configuration: .init(caFile: simulator.certificateFile))
         // One attempt per claim: an answer to try later goes back to the outbox, where the page sees it wait.
-        let client = APNsClient(environment: .custom(simulator.baseURL), key: key, transport: transport,
-                                retry: APNsRetryPolicy(maximumAttempts: 1))
+        // The management API too: followers' channels are made on it.
+        let client = APNsClient(environment: .custom(simulator.baseURL, management: simulator.managementBaseURL), key: key,
+                                transport: transport, retry: APNsRetryPolicy(maximumAttempts: 1))
         let server = LivePageServer(database: database, configuration: configuration, simulator: simulator, client: client)
         try await server.run()
         return server
@@ -64,6 +65,7 @@ final class LivePageServer: @unchecked Sendable {
     /// Opens the store and serves: on the port it had before, or a free one the first time.
     func run() async throws {
         var resources = try await ServerResources.open(configuration, now: { [clock] in clock.now })
+        resources.followerChannels.use(client)
         resources.showEndpointRecords { [simulator] in simulator.devicesReached(byAccepted: $0) }
         let listening = PortReport()
         let app = try buildApplication(

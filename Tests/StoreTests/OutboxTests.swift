@@ -63,6 +63,31 @@ import Vocabulary
         #expect(try await states(store, adventure.id) == ["routine@1:superseded", "routine@2:sending"])
     }
 
+    /// An older update answered "try later" after a newer one was queued for its
+    /// activity is superseded when the answer is recorded: it never waits beside
+    /// the newer one (the live page would show two pushes pending for one phone).
+    /// An alert answered so keeps waiting: nothing newer replaces it.
+    @Test(arguments: StoreEngine.available) func anOlderPushAnsweredTryLaterAfterANewerOneWasQueuedIsSupersededAtOnce(engine: StoreEngine) async throws {
+        let (store, _, adventure, activities) = try await running(engine)
+        try await store.playNextTick(of: adventure.id) { _ in [update(activities[0], tick: 1), update(activities[1], tick: 1, alert: true)] }
+        let out = try await store.claimOutbox(limit: 10)
+        try await store.playNextTick(of: adventure.id) { _ in [update(activities[0], tick: 2), update(activities[1], tick: 2)] }
+        for push in out { try await store.reschedule(push, at: Date().addingTimeInterval(3600), reason: "503 ServiceUnavailable") }
+        #expect(try await states(store, adventure.id) == ["routine@1:superseded", "alert@1:pending", "routine@2:pending", "routine@2:pending"])
+        let page = try await store.pushLog(of: adventure.id, after: .start, limit: 10)
+        #expect(page.waitingForRetry.map { "\($0.message.target.id)@\($0.tick ?? 0)" } == ["\(activities[1])@1"])
+
+        // Newer and being sent when the older's answer comes: the same.
+        let newer = try await store.claimOutbox(limit: 10)
+        #expect(newer.map(\.tick) == [2, 2])
+        try await store.playNextTick(of: adventure.id) { _ in [update(activities[0], tick: 3)] }
+        let third = try #require(try await store.claimOutbox(limit: 1).first)
+        try await store.reschedule(newer[0], at: Date().addingTimeInterval(3600), reason: "503 ServiceUnavailable")
+        try await store.recordDelivered(third, apnsID: "ok")
+        #expect(try await store.outbox(of: adventure.id).filter { $0.tick == 2 && $0.message.target == .liveActivity(activities[0]) }
+            .map(\.state) == [.superseded])
+    }
+
     @Test(arguments: StoreEngine.available) func aTokenAPNsRejectsIsInvalidatedAndNeverTargetedAgain(engine: StoreEngine) async throws {
         let (store, trio, adventure, activities) = try await running(engine)
         try await store.playNextTick(of: adventure.id) { _ in activities.map { update($0, tick: 1, alert: true) } }
