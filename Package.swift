@@ -4,9 +4,16 @@ import PackageDescription
 // Module layout: see README "Modules". Each module has one job and its own tests.
 let package = Package(
     name: "EmojiRangers",
-    platforms: [.macOS(.v14)],
+    // iOS 16.1: the first with ActivityKit's push updates, for an app that uses `Wire` and `RangersClient`.
+    platforms: [.macOS(.v14), .iOS("16.1")],
     products: [
         .executable(name: "rangers", targets: ["rangers"]),
+        // The HTTP API's client, generated from Sources/Server/openapi.yaml (README "The generated client").
+        .library(name: "RangersClient", targets: ["RangersClient"]),
+        // The Live Activity's types exactly as the server encodes them, for the app (README "Using the types in your app").
+        .library(name: "Wire", targets: ["Wire"]),
+        // Live Activity pushes over HTTP/2 for any Swift server (README "Sending pushes from your own server").
+        .library(name: "APNs", targets: ["APNs", "APNsCurl"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -23,6 +30,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // RangersClient: the generated code's runtime and its transport (URLSession, on Linux through FoundationNetworking).
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
         // Tests only: reading openapi.yaml to hold it against the server.
         .package(url: "https://github.com/jpsim/Yams", "5.0.1"..<"7.0.0"),
     ],
@@ -48,6 +58,17 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // The HTTP API as its clients call it: types and a client generated from Sources/Server/openapi.yaml
+        // (committed under Generated/, made again by scripts/generate-client.sh), and the bearer key.
+        .target(
+            name: "RangersClient",
+            dependencies: [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            exclude: ["openapi-generator-config.yaml", "Generated/Stamp.txt"]
         ),
         // libcurl, found through pkg-config, and typed non-variadic wrappers around it.
         .systemLibrary(
@@ -152,7 +173,7 @@ let package = Package(
             name: "rangers",
             dependencies: [
                 "Vocabulary", "Game", "Catalog", "Wire", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Server", "Replay",
-                "Store", "StoreSQLite",
+                "Store", "StoreSQLite", "RangersClient",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -202,6 +223,12 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
+        .testTarget(
+            name: "RangersClientTests",
+            dependencies: ["RangersClient", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // README's examples, as files that import only the library products, and the APNs simulator they are run against.
+        .testTarget(name: "ReadmeExampleTests", dependencies: ["Wire", "APNs", "APNsCurl", "RangersClient", "APNsSimulator"]),
         .testTarget(name: "APNsCurlTests", dependencies: ["APNs", "APNsCurl", "APNsSimulator", "CCurl"]),
         .testTarget(
             name: "APNsSimulatorTests",
@@ -256,6 +283,7 @@ let package = Package(
                 // Not imported: the tests run the built `rangers` binary, which must be built first.
                 "rangers",
                 "Vocabulary", "Replay", "Store", "StoreSQLite", "StoreTestSupport", "Catalog", "PushPolicy", "Game", "LiveView",
+                "RangersClient",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

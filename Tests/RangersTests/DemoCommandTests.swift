@@ -59,7 +59,7 @@ import Vocabulary
         defer { if demo.isRunning { demo.terminate() } }
 
         var link: String?
-        try await HTTP(base: "").waitFor("the demo to print its link", within: .seconds(60)) {
+        try await ServerAPI(base: "").waitFor("the demo to print its link", within: .seconds(60)) {
             let printed = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
             link = printed.firstMatch(of: /Watch the phones' Lock Screens live \(until the adventure ends\): (\S+)/).map { String($0.1) }
             return link != nil || !demo.isRunning
