@@ -37,8 +37,12 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", "5.0.1"..<"7.0.0"),
     ],
     targets: [
-        // The ids and small values every module passes around (Foundation only).
-        .target(name: "Vocabulary"),
+        // What pushes to Apple devices are addressed with (tokens, push types, topics,
+        // priorities, broadcast channels) and the small encodings they are made with:
+        // what the APNs library shares with the game (Foundation only).
+        .target(name: "PushVocabulary"),
+        // The ids and small values every module passes around (Foundation only); re-exports PushVocabulary.
+        .target(name: "Vocabulary", dependencies: ["PushVocabulary"]),
         // The pure, deterministic game: no I/O, no clock, no global randomness.
         .target(name: "Game", dependencies: ["Vocabulary"]),
         // Content/ on disk: loading, the string catalog, sounds, `content check`.
@@ -48,12 +52,12 @@ let package = Package(
         // Every push rule: which push each Live Activity gets, when, at what priority, with
         // which alert; the one tick pipeline; queued pushes; the walkie-talkie. Sends nothing.
         .target(name: "PushPolicy", dependencies: ["Vocabulary", "Game", "Catalog", "Wire"]),
-        // APNs semantics, independent of transport and of the game: requests, provider
-        // tokens (JWT ES256), every response reason, retries.
+        // APNs semantics, independent of transport and of the game (no game module, not even
+        // Vocabulary's ids): requests, provider tokens (JWT ES256), every response reason, retries.
         .target(
             name: "APNs",
             dependencies: [
-                "Vocabulary",
+                "PushVocabulary",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
@@ -211,6 +215,7 @@ let package = Package(
             dependencies: ["Vocabulary", "Replay", "Game", "Catalog", "PushPolicy", "Store", "StoreSQLite"],
             path: "Benchmarks/ReplayBench"
         ),
+        .testTarget(name: "PushVocabularyTests", dependencies: ["PushVocabulary"]),
         .testTarget(name: "VocabularyTests", dependencies: ["Vocabulary"]),
         .testTarget(name: "GameTests", dependencies: ["Vocabulary", "Game", "Catalog"], exclude: ["Golden"]),
         .testTarget(name: "CatalogTests", dependencies: ["Game", "Catalog"]),
@@ -218,7 +223,7 @@ let package = Package(
         .testTarget(
             name: "APNsTests",
             dependencies: [
-                "APNs",
+                "APNs", "PushVocabulary",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
@@ -229,7 +234,7 @@ let package = Package(
         ),
         // README's examples, as files that import only the library products, and the APNs simulator they are run against.
         .testTarget(name: "ReadmeExampleTests", dependencies: ["Wire", "APNs", "APNsCurl", "RangersClient", "APNsSimulator"]),
-        .testTarget(name: "APNsCurlTests", dependencies: ["APNs", "APNsCurl", "APNsSimulator", "CCurl"]),
+        .testTarget(name: "APNsCurlTests", dependencies: ["APNs", "APNsCurl", "APNsSimulator", "CCurl", "PushVocabulary"]),
         .testTarget(
             name: "APNsSimulatorTests",
             dependencies: [

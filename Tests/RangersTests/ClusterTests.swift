@@ -117,7 +117,7 @@ struct ClusterTests {
             let link = try await AdventureChecks.liveLink(adventure.id, key: adventure.keys[1], through: cluster.api)
             let page = link.path
             #expect(link.url == cluster.api.base + page, "the link names nginx, the host the caller used")
-            let stream = page.replacingOccurrences(of: "?token", with: "/events?token")
+            let stream = link.eventsPath
             // Each node is asked for what is in the store: wait until there is a push to stream.
             let store = try await cluster.database.open(asNode: false)
             try await cluster.api.waitFor("a first push answered", within: .seconds(20)) {

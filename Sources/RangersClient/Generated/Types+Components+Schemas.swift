@@ -1801,6 +1801,10 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/LiveLink/path`.
             public var path: Swift.String
+            /// The page's Server-Sent Events with the same token, for a script that reads the stream itself.
+            ///
+            /// - Remark: Generated from `#/components/schemas/LiveLink/eventsPath`.
+            public var eventsPath: Swift.String
             /// - Remark: Generated from `#/components/schemas/LiveLink/expiresAt`.
             public var expiresAt: Foundation.Date
             /// Creates a new `LiveLink`.
@@ -1809,22 +1813,26 @@ extension Components {
             ///   - adventureID:
             ///   - url: The page, at the host the request named (Host, or X-Forwarded-Host and X-Forwarded-Proto).
             ///   - path: The page's path with its token, for a caller that knows the host better.
+            ///   - eventsPath: The page's Server-Sent Events with the same token, for a script that reads the stream itself.
             ///   - expiresAt:
             public init(
                 adventureID: Components.Schemas.AdventureID,
                 url: Swift.String,
                 path: Swift.String,
+                eventsPath: Swift.String,
                 expiresAt: Foundation.Date
             ) {
                 self.adventureID = adventureID
                 self.url = url
                 self.path = path
+                self.eventsPath = eventsPath
                 self.expiresAt = expiresAt
             }
             public enum CodingKeys: String, CodingKey {
                 case adventureID
                 case url
                 case path
+                case eventsPath
                 case expiresAt
             }
         }
