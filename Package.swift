@@ -8,12 +8,14 @@ let package = Package(
     platforms: [.macOS(.v14), .iOS("16.1")],
     products: [
         .executable(name: "rangers", targets: ["rangers"]),
+        // The libraries are static rather than automatic: `swift build --product` builds an automatic
+        // library's package whole, a static one alone (CI checks that each does); an app links them as it would.
         // The HTTP API's client, generated from Sources/Server/openapi.yaml (README "The generated client").
-        .library(name: "RangersClient", targets: ["RangersClient"]),
+        .library(name: "RangersClient", type: .static, targets: ["RangersClient"]),
         // The Live Activity's types exactly as the server encodes them, for the app (README "Using the types in your app").
-        .library(name: "Wire", targets: ["Wire"]),
+        .library(name: "Wire", type: .static, targets: ["Wire"]),
         // Live Activity pushes over HTTP/2 for any Swift server (README "Sending pushes from your own server").
-        .library(name: "APNs", targets: ["APNs", "APNsCurl"]),
+        .library(name: "APNs", type: .static, targets: ["APNs", "APNsCurl"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
