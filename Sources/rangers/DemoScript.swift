@@ -81,6 +81,8 @@ struct DemoScript {
              + "\(speed)× faster than the wall clock")
         let link = try await client.liveLink(adventure: started.id, key: gameMasterKey)
         show("👀 Watch the phones' Lock Screens live (until the adventure ends): \(link.url)")
+        // The same host as the page's: the link names the host it was asked at.
+        show("   Its Server-Sent Events, for a script: \(link.url.dropLast(link.path.count))\(link.eventsPath)")
         if let code = started.followCode, followerCount > 0 {
             try await addFollowers(adventure: started.id, code: code)
         }
