@@ -4,9 +4,18 @@ import PackageDescription
 // Module layout: see README "Modules". Each module has one job and its own tests.
 let package = Package(
     name: "EmojiRangers",
-    platforms: [.macOS(.v14)],
+    // iOS 16.1: the first with ActivityKit's push updates, for an app that uses `Wire` and `RangersClient`.
+    platforms: [.macOS(.v14), .iOS("16.1")],
     products: [
         .executable(name: "rangers", targets: ["rangers"]),
+        // The libraries are static rather than automatic: `swift build --product` builds an automatic
+        // library's package whole, a static one alone (CI checks that each does); an app links them as it would.
+        // The HTTP API's client, generated from Sources/Server/openapi.yaml (README "The generated client").
+        .library(name: "RangersClient", type: .static, targets: ["RangersClient"]),
+        // The Live Activity's types exactly as the server encodes them, for the app (README "Using the types in your app").
+        .library(name: "Wire", type: .static, targets: ["Wire"]),
+        // Live Activity pushes over HTTP/2 for any Swift server (README "Sending pushes from your own server").
+        .library(name: "APNs", type: .static, targets: ["APNs", "APNsCurl"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -23,12 +32,19 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // RangersClient: the generated code's runtime and its transport (URLSession, on Linux through FoundationNetworking).
+        .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
         // Tests only: reading openapi.yaml to hold it against the server.
         .package(url: "https://github.com/jpsim/Yams", "5.0.1"..<"7.0.0"),
     ],
     targets: [
-        // The ids and small values every module passes around (Foundation only).
-        .target(name: "Vocabulary"),
+        // What pushes to Apple devices are addressed with (tokens, push types, topics,
+        // priorities, broadcast channels) and the small encodings they are made with:
+        // what the APNs library shares with the game (Foundation only).
+        .target(name: "PushVocabulary"),
+        // The ids and small values every module passes around (Foundation only); re-exports PushVocabulary.
+        .target(name: "Vocabulary", dependencies: ["PushVocabulary"]),
         // The pure, deterministic game: no I/O, no clock, no global randomness.
         .target(name: "Game", dependencies: ["Vocabulary"]),
         // Content/ on disk: loading, the string catalog, sounds, `content check`.
@@ -38,16 +54,27 @@ let package = Package(
         // Every push rule: which push each Live Activity gets, when, at what priority, with
         // which alert; the one tick pipeline; queued pushes; the walkie-talkie. Sends nothing.
         .target(name: "PushPolicy", dependencies: ["Vocabulary", "Game", "Catalog", "Wire"]),
-        // APNs semantics, independent of transport and of the game: requests, provider
-        // tokens (JWT ES256), every response reason, retries.
+        // APNs semantics, independent of transport and of the game (no game module, not even
+        // Vocabulary's ids): requests, provider tokens (JWT ES256), every response reason, retries.
         .target(
             name: "APNs",
             dependencies: [
-                "Vocabulary",
+                "PushVocabulary",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // The HTTP API as its clients call it: types and a client generated from Sources/Server/openapi.yaml
+        // (committed under Generated/, made again by scripts/generate-client.sh), and the bearer key.
+        .target(
+            name: "RangersClient",
+            dependencies: [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIURLSession", package: "swift-openapi-urlsession"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            exclude: ["openapi-generator-config.yaml", "Generated/Stamp.txt"]
         ),
         // libcurl, found through pkg-config, and typed non-variadic wrappers around it.
         .systemLibrary(
@@ -152,7 +179,7 @@ let package = Package(
             name: "rangers",
             dependencies: [
                 "Vocabulary", "Game", "Catalog", "Wire", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Server", "Replay",
-                "Store", "StoreSQLite",
+                "Store", "StoreSQLite", "RangersClient",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -190,6 +217,7 @@ let package = Package(
             dependencies: ["Vocabulary", "Replay", "Game", "Catalog", "PushPolicy", "Store", "StoreSQLite"],
             path: "Benchmarks/ReplayBench"
         ),
+        .testTarget(name: "PushVocabularyTests", dependencies: ["PushVocabulary"]),
         .testTarget(name: "VocabularyTests", dependencies: ["Vocabulary"]),
         .testTarget(name: "GameTests", dependencies: ["Vocabulary", "Game", "Catalog"], exclude: ["Golden"]),
         .testTarget(name: "CatalogTests", dependencies: ["Game", "Catalog"]),
@@ -197,12 +225,18 @@ let package = Package(
         .testTarget(
             name: "APNsTests",
             dependencies: [
-                "APNs",
+                "APNs", "PushVocabulary",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
         ),
-        .testTarget(name: "APNsCurlTests", dependencies: ["APNs", "APNsCurl", "APNsSimulator", "CCurl"]),
+        .testTarget(
+            name: "RangersClientTests",
+            dependencies: ["RangersClient", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // README's examples, as files that import only the library products, and the APNs simulator they are run against.
+        .testTarget(name: "ReadmeExampleTests", dependencies: ["Wire", "APNs", "APNsCurl", "RangersClient", "APNsSimulator"]),
+        .testTarget(name: "APNsCurlTests", dependencies: ["APNs", "APNsCurl", "APNsSimulator", "CCurl", "PushVocabulary"]),
         .testTarget(
             name: "APNsSimulatorTests",
             dependencies: [
@@ -256,6 +290,7 @@ let package = Package(
                 // Not imported: the tests run the built `rangers` binary, which must be built first.
                 "rangers",
                 "Vocabulary", "Replay", "Store", "StoreSQLite", "StoreTestSupport", "Catalog", "PushPolicy", "Game", "LiveView",
+                "RangersClient",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

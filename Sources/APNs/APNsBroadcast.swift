@@ -1,5 +1,5 @@
 import Foundation
-import Vocabulary
+import PushVocabulary
 
 /// One Live Activity update or end sent to every device subscribed to a broadcast
 /// channel (`POST /4/broadcasts/apps/<bundle id>`). There is no device token and

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import Metrics
-import Vocabulary
+import PushVocabulary
 
 /// What manages broadcast channels and broadcasts to them, and says what became
 /// of each request. `APNsClient` is the one that reaches APNs; a test may record

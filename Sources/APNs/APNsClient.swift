@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import Metrics
-import Vocabulary
+import PushVocabulary
 
 /// Where APNs is: the push host (device pushes and broadcasts) and the channel
 /// management host, which Apple runs apart on ports of its own (docs/apns-broadcast.md).

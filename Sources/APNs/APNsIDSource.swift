@@ -1,5 +1,5 @@
 import Foundation
-import Vocabulary
+import PushVocabulary
 
 /// Makes the `apns-id` of each push: a version 4 UUID, unique within the process
 /// and unpredictable across processes, without a system call per push.

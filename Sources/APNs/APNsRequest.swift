@@ -1,5 +1,5 @@
 import Foundation
-import Vocabulary
+import PushVocabulary
 
 /// One push to one device token. Build it with the factory for its push type so
 /// the headers are right; `validate()` is called before anything is sent.

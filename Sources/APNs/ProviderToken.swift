@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import Vocabulary
+import PushVocabulary
 
 /// The `.p8` key APNs gave the team: PKCS#8 PEM, P-256. It signs provider tokens
 /// and is never printed (its description is redacted).

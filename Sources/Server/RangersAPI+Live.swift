@@ -34,6 +34,8 @@ struct LiveLinkView: Encodable {
     var url: String
     /// The same without scheme and host, for a caller that knows better where the page is.
     var path: String
+    /// The page's Server-Sent Events with the same token, for a script that reads the stream itself.
+    var eventsPath: String
     var expiresAt: Date
 }
 
@@ -50,8 +52,10 @@ extension RangersAPI {
         case .player(let player): .player(player.id)
         }
         let token = liveLinks.token(for: LiveLinkGrant(adventure: adventure.id, expiresAt: expiresAt, viewer: viewer))
-        let path = "/live/adventures/\(Self.pathSegment(adventure.id.rawValue))?token=\(token)"
+        let page = "/live/adventures/\(Self.pathSegment(adventure.id.rawValue))"
+        let path = "\(page)?token=\(token)"
         let view = LiveLinkView(adventureID: adventure.id, url: origin(of: request) + path, path: path,
+                                eventsPath: "\(page)/events?token=\(token)",
                                 expiresAt: Date(timeIntervalSince1970: TimeInterval(expiresAt)))
         return try JSONCoding.response(view, status: .created)
     }

@@ -14,8 +14,8 @@ import Foundation
 /// starts and never changed by a push. Mirrors Apple's Emoji Rangers sample
 /// (`AdventureAttributes { hero }`), extended with the whole party and route.
 ///
-/// The app makes it an `ActivityAttributes`; push-to-start names this type in
-/// `attributes-type`, so renaming it breaks push-to-start on devices.
+/// Where ActivityKit is, it is the app's `ActivityAttributes` (AdventureAttributes+ActivityKit);
+/// push-to-start names this type in `attributes-type`, so renaming it breaks push-to-start on devices.
 public struct AdventureAttributes: Codable, Hashable, Sendable {
     public var adventureID: String
     /// The hero whose Live Activity this is; `ContentState.currentHealthLevel` is this

@@ -3,186 +3,120 @@ import Foundation
 import FoundationNetworking
 #endif
 import Game
+import RangersClient
 
-/// The few calls of the HTTP API that `rangers demo` makes, as the app and the game
-/// master would make them: JSON over HTTP with a bearer key.
+/// The calls of the HTTP API that `rangers demo` makes, as the app and the game
+/// master would make them: through the client generated from the server's OpenAPI
+/// document, each with the caller's key.
 struct DemoClient: Sendable {
-    let baseURL: URL
+    let serverURL: URL
     private let session: URLSession
 
-    init(baseURL: URL) {
-        self.baseURL = baseURL
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = 10
-        session = URLSession(configuration: configuration)
-    }
-
-    struct CreatedPlayer: Decodable {
-        struct Player: Decodable { var id: String }
-        var player: Player
-        var apiKey: String
-    }
-
-    struct Party: Decodable {
-        var id: String
-        var inviteCode: String
-    }
-
-    struct Adventure: Decodable {
-        struct State: Decodable {
-            struct Boss: Decodable {
-                var boss: String
-                var health: Int
-                var maxHealth: Int
-            }
-            struct Hero: Decodable {
-                var hero: String
-                var health: Int
-                var maxHealth: Int
-                var knockedDown: Bool
-            }
-            var tick: Int
-            var boss: Boss
-            var heroes: [Hero]
-            var potions: Int
-        }
-        var id: String
-        var status: String
-        var lastTick: Int
-        var followCode: String?
-        var state: State
-    }
-
-    struct Following: Decodable {
-        struct Channel: Decodable { var id: String }
-        var delivery: String
-        var language: String
-        var channel: Channel?
-    }
-
-    struct Events: Decodable {
-        struct Entry: Decodable {
-            var tick: Int
-            var event: GameEvent
-        }
-        var events: [Entry]
-    }
-
-    struct Pushes: Decodable {
-        struct Entry: Decodable {
-            var outboxID: Int64
-            var targetKind: String
-            var targetID: String
-            var priority: Int
-            var status: Int?
-            var reason: String?
-            /// For a broadcast, its `apns-request-id`.
-            var apnsID: String?
-            var tick: Int?
-            var why: String
-            var event: String?
-            var alert: String?
-            var sound: String?
-        }
-        var pushes: [Entry]
-    }
+    typealias Party = Components.Schemas.Party
+    typealias Adventure = Components.Schemas.Adventure
+    typealias Following = Components.Schemas.Following
+    typealias LiveLink = Components.Schemas.LiveLink
+    typealias Push = Components.Schemas.Pushes.PushesPayloadPayload
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
     }
 
-    func createPlayer(name: String) async throws -> CreatedPlayer {
-        try await call("POST", "/v1/players", body: ["name": name])
+    init(serverURL: URL) {
+        self.serverURL = serverURL
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 10
+        session = URLSession(configuration: configuration)
+    }
+
+    /// As the holder of `key`; nil for the routes open to all.
+    private func api(_ key: String?) -> Client { Client(serverURL: serverURL, key: key, session: session) }
+
+    func createPlayer(name: String) async throws -> Components.Schemas.CreatedPlayer {
+        try await api(nil).createPlayer(body: .json(.init(name: name))).created.body.json
     }
 
     func pickHeroes(_ heroes: [HeroID], key: String) async throws {
-        let _: Ignored = try await call("PUT", "/v1/players/me/heroes", key: key, body: ["heroes": heroes.map(\.rawValue)])
+        _ = try await api(key).pickHeroes(body: .json(.init(heroes: try heroes.map(Self.documented)))).ok
     }
 
     func createParty(name: String, hero: HeroID, key: String) async throws -> Party {
-        try await call("POST", "/v1/parties", key: key, body: ["name": name, "hero": hero.rawValue])
+        try await api(key).createParty(body: .json(.init(name: name, hero: Self.documented(hero)))).created.body.json
     }
 
     func joinParty(inviteCode: String, hero: HeroID, key: String) async throws {
-        let _: Ignored = try await call("POST", "/v1/parties/join", key: key,
-                                        body: ["inviteCode": inviteCode, "hero": hero.rawValue])
+        _ = try await api(key).joinParty(body: .json(.init(inviteCode: inviteCode, hero: Self.documented(hero)))).ok
     }
 
     func registerPushToStartToken(device: String, token: String, locale: String, key: String) async throws {
-        let _: Ignored = try await call("PUT", "/v1/devices/\(device)/push-to-start-token", key: key,
-                                        body: ["pushToken": token, "locale": locale])
+        _ = try await api(key).registerPushToStartToken(path: .init(deviceID: device),
+                                                        body: .json(.init(pushToken: token, locale: locale))).ok
     }
 
     /// Without a hero: a follower's activity.
     func registerActivity(adventure: String, activity: String, token: String, hero: HeroID?, frequentPushes: Bool,
                           locale: String, key: String) async throws {
-        var body: [String: Any] = ["activityID": activity, "pushToken": token, "frequentPushesEnabled": frequentPushes,
-                                   "locale": locale]
-        if let hero { body["hero"] = hero.rawValue }
-        let _: Ignored = try await call("POST", "/v1/adventures/\(adventure)/activities", key: key, body: body)
+        let answer = try await api(key).registerActivity(
+            path: .init(adventureID: adventure),
+            body: .json(.init(activityID: activity, pushToken: token, hero: try hero.map(Self.documented),
+                              frequentPushesEnabled: frequentPushes, locale: locale)))
+        if case .ok = answer { return }
+        _ = try answer.created
     }
 
     func startAdventure(party: String, route: RouteID, tickInterval: Int, seed: UInt64?, followable: Bool,
                         key: String) async throws -> Adventure {
-        var body: [String: Any] = ["partyID": party, "route": route.rawValue, "tickInterval": tickInterval,
-                                   "followable": followable]
-        if let seed { body["seed"] = seed }
-        return try await call("POST", "/v1/gm/adventures", key: key, body: body)
+        guard let documentedRoute = Components.Schemas.RouteID(rawValue: route.rawValue) else {
+            throw Failure(description: "the API's document names no route \(route)")
+        }
+        // The server takes any UInt64; the generated client's integers are Int.
+        if let seed, Int(exactly: seed) == nil {
+            throw Failure(description: "the demo's client sends seeds up to \(Int.max), not \(seed)")
+        }
+        let body = Components.Schemas.StartAdventureRequest(partyID: party, route: documentedRoute, tickInterval: tickInterval,
+                                                            seed: seed.map { Int($0) }, followable: followable)
+        return try await api(key).startAdventure(body: .json(body)).created.body.json
     }
 
     /// On a broadcast channel (an app on iOS 18), or through the device's push-to-start token.
     func follow(adventure: String, code: String, locale: String, device: String?, key: String) async throws -> Following {
-        var body: [String: Any] = ["followCode": code, "locale": locale]
-        if let device { body["deviceID"] = device } else { body["broadcastChannel"] = true }
-        return try await call("POST", "/v1/adventures/\(adventure)/followers", key: key, body: body)
+        let request = device.map {
+            Components.Schemas.FollowRequest(value2: .init(followCode: code, locale: locale, deviceID: $0))
+        } ?? Components.Schemas.FollowRequest(value1: .init(followCode: code, locale: locale, broadcastChannel: true))
+        let answer = try await api(key).followAdventure(path: .init(adventureID: adventure), body: .json(request))
+        if case .ok(let ok) = answer { return try ok.body.json }
+        return try answer.created.body.json
     }
 
     func usePotion(adventure: String, hero: HeroID, key: String) async throws {
-        let _: Ignored = try await call("POST", "/v1/adventures/\(adventure)/potions", key: key, body: ["hero": hero.rawValue])
+        _ = try await api(key).usePotion(path: .init(adventureID: adventure), body: .json(.init(hero: Self.documented(hero)))).accepted
     }
 
     func adventure(_ id: String, key: String) async throws -> Adventure {
-        try await call("GET", "/v1/adventures/\(id)", key: key)
+        try await api(key).getAdventure(path: .init(adventureID: id)).ok.body.json
     }
 
-    func events(_ id: String, key: String) async throws -> [Events.Entry] {
-        let events: Events = try await call("GET", "/v1/adventures/\(id)/events", key: key)
-        return events.events
+    /// The event log, each event as the game reads it.
+    func events(_ id: String, key: String) async throws -> [(tick: Int, event: GameEvent)] {
+        let events = try await api(key).getAdventureEvents(path: .init(adventureID: id)).ok.body.json.events
+        // The document types an event by its `type` only; the game reads the whole object.
+        return try events.map { ($0.tick, try JSONDecoder().decode(GameEvent.self, from: JSONEncoder().encode($0.event))) }
     }
 
-    func pushes(_ id: String, key: String) async throws -> [Pushes.Entry] {
-        let pushes: Pushes = try await call("GET", "/v1/adventures/\(id)/pushes", key: key)
-        return pushes.pushes
+    func pushes(_ id: String, key: String) async throws -> [Push] {
+        try await api(key).getAdventurePushes(path: .init(adventureID: id)).ok.body.json.pushes
     }
 
     /// A signed link to the adventure's live page, for a browser.
-    struct LiveLink: Decodable {
-        var url: String
-        var expiresAt: Date
-    }
-
     func liveLink(adventure: String, key: String) async throws -> LiveLink {
-        try await call("POST", "/v1/adventures/\(adventure)/live-links", key: key)
+        try await api(key).createLiveLink(path: .init(adventureID: adventure)).created.body.json
     }
 
-    private struct Ignored: Decodable {}
-
-    private func call<Answer: Decodable>(_ method: String, _ path: String, key: String? = nil,
-                                         body: [String: Any]? = nil) async throws -> Answer {
-        var request = URLRequest(url: baseURL.appendingPathComponent(path))
-        request.httpMethod = method
-        if let key { request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization") }
-        if let body {
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = try JSONSerialization.data(withJSONObject: body)
+    /// The game's hero as the document names it.
+    private static func documented(_ hero: HeroID) throws -> Components.Schemas.HeroID {
+        guard let documented = Components.Schemas.HeroID(rawValue: hero.rawValue) else {
+            throw Failure(description: "the API's document names no hero \(hero)")
         }
-        let (data, response) = try await session.data(for: request)
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        guard (200..<300).contains(status) else {
-            throw Failure(description: "\(method) \(path) answered \(status): \(String(decoding: data.prefix(500), as: UTF8.self))")
-        }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return try decoder.decode(Answer.self, from: data)
+        return documented
     }
 }

@@ -93,7 +93,7 @@ struct DemoCommand: AsyncParsableCommand {
             tasks.addTask { try await group.run() }
             let port = try await listening.wait()
             print("Server on http://127.0.0.1:\(port) · APNs simulator on \(simulator.baseURL) · database \(configuration.store)")
-            var script = DemoScript(client: DemoClient(baseURL: URL(string: "http://127.0.0.1:\(port)")!),
+            var script = DemoScript(client: DemoClient(serverURL: URL(string: "http://127.0.0.1:\(port)")!),
                                     gameMasterKey: configuration.gameMasterKey, simulator: simulator,
                                     resources: resources, storeOption: DatabaseOptions.option(for: configuration.store),
                                     language: language, speed: speed, followers: followers)

@@ -54,7 +54,7 @@ struct DemoScript {
     private var channelLanguages: [String: String] = [:]
     private var shownEvents = 0
     private var shownTick = 0
-    private var shownPushes: [DemoClient.Pushes.Entry] = []
+    private var shownPushes: [DemoClient.Push] = []
     private var potionUsed = false
     private let terminal = isatty(STDOUT_FILENO) == 1
     private var progressShown = false
@@ -81,6 +81,8 @@ struct DemoScript {
              + "\(speed)× faster than the wall clock")
         let link = try await client.liveLink(adventure: started.id, key: gameMasterKey)
         show("👀 Watch the phones' Lock Screens live (until the adventure ends): \(link.url)")
+        // The same host as the page's: the link names the host it was asked at.
+        show("   Its Server-Sent Events, for a script: \(link.url.dropLast(link.path.count))\(link.eventsPath)")
         if let code = started.followCode, followerCount > 0 {
             try await addFollowers(adventure: started.id, code: code)
         }
@@ -154,7 +156,7 @@ struct DemoScript {
             let adventure = try await client.adventure(id, key: gameMasterKey)
             try await showNewEventsAndPushes(of: id)
             try await usePotionWhenSomeoneIsHurt(adventure)
-            if adventure.status != "running", try await resources.store.pendingOutboxCount() == 0 {
+            if adventure.status != .running, try await resources.store.pendingOutboxCount() == 0 {
                 try await showNewEventsAndPushes(of: id)
                 return adventure
             }
@@ -195,7 +197,7 @@ struct DemoScript {
         let pushes = try await client.pushes(adventure, key: gameMasterKey)
         enum Line {
             case event(GameEvent)
-            case push(DemoClient.Pushes.Entry)
+            case push(DemoClient.Push)
         }
         var lines: [(tick: Int, line: Line)] = events.dropFirst(shownEvents).map { ($0.tick, .event($0.event)) }
         lines += pushes.dropFirst(shownPushes.count).map { ($0.tick ?? shownTick, .push($0)) }
@@ -210,7 +212,7 @@ struct DemoScript {
             case .event(let event):
                 show("   " + resources.content.strings.format(event.text(names: resources.content.game), language: language))
             case .push(let push):
-                var text = "   → \(push.event ?? push.targetKind) to \(recipient(of: push)) · priority \(push.priority)"
+                var text = "   → \(push.event?.rawValue ?? push.targetKind.rawValue) to \(recipient(of: push)) · priority \(push.priority.rawValue)"
                 if let alert = push.alert { text += " · alert \(alert) 🔔 \(push.sound ?? "default sound")" }
                 text += " · \(push.status.map { "APNs \($0)" } ?? "no answer")\(push.reason.map { " \($0)" } ?? "")"
                 if push.status == 200 { text += " · reached \(devicesReached(by: push)) device(s)" }
@@ -225,46 +227,46 @@ struct DemoScript {
     /// A player drinks a potion for their hero the first time one is badly hurt,
     /// so the demo shows a command arriving over HTTP and applied at the next tick.
     private mutating func usePotionWhenSomeoneIsHurt(_ adventure: DemoClient.Adventure) async throws {
-        guard !potionUsed, adventure.status == "running", adventure.state.potions > 0,
+        guard !potionUsed, adventure.status == .running, adventure.state.potions > 0,
               let hurt = adventure.state.heroes.first(where: { !$0.knockedDown && $0.health * 10 < $0.maxHealth * 4 }),
-              let player = players.first(where: { $0.hero.rawValue == hurt.hero })
+              let player = players.first(where: { $0.hero.rawValue == hurt.hero.rawValue })
         else { return }
         potionUsed = true
         try await client.usePotion(adventure: adventure.id, hero: player.hero, key: player.key)
         show("🧪 \(player.name) uses a potion on \(heroName(player.hero)) (\(hurt.health)/\(hurt.maxHealth))")
     }
 
-    private func recipient(of push: DemoClient.Pushes.Entry) -> String {
-        if push.targetKind == "followerChannel" {
+    private func recipient(of push: DemoClient.Push) -> String {
+        if push.targetKind == .followerChannel {
             return "the followers' channel (\(channelLanguages[push.targetID] ?? "?"))"
         }
         let owner = players.first {
-            push.targetKind == "pushToStart" ? $0.device == push.targetID : $0.activity == push.targetID
+            push.targetKind == .pushToStart ? $0.device == push.targetID : $0.activity == push.targetID
         }
-        if let owner { return "\(owner.name)'s \(push.targetKind == "pushToStart" ? "phone" : "Live Activity")" }
+        if let owner { return "\(owner.name)'s \(push.targetKind == .pushToStart ? "phone" : "Live Activity")" }
         let watcher = watchers.first {
-            push.targetKind == "pushToStart" ? $0.device == push.targetID : $0.activity == push.targetID
+            push.targetKind == .pushToStart ? $0.device == push.targetID : $0.activity == push.targetID
         }
-        return watcher.map { "\($0.name)'s \(push.targetKind == "pushToStart" ? "phone" : "Live Activity") (following)" }
+        return watcher.map { "\($0.name)'s \(push.targetKind == .pushToStart ? "phone" : "Live Activity") (following)" }
             ?? push.targetID
     }
 
     /// One device for a push to a token; for a broadcast, the devices listening on
     /// its channel that the simulator delivered it to (APNs itself does not say).
-    private func devicesReached(by push: DemoClient.Pushes.Entry) -> Int {
-        guard push.targetKind == "followerChannel" else { return 1 }
+    private func devicesReached(by push: DemoClient.Push) -> Int {
+        guard push.targetKind == .followerChannel else { return 1 }
         return simulator.acceptedBroadcasts().first { $0.requestID == push.apnsID }?.devicesReached ?? 0
     }
 
     private mutating func summarize(_ adventure: DemoClient.Adventure, elapsed: Duration) {
         let sent = shownPushes.filter { $0.status == 200 }
-        let high = sent.count { $0.priority == 10 }
+        let high = sent.count { $0.priority.rawValue == 10 }
         let alerts = Dictionary(grouping: sent.compactMap(\.alert), by: { $0 }).mapValues(\.count)
             .sorted { $0.key < $1.key }.map { "\($0.key) ×\($0.value)" }.joined(separator: ", ")
         let demoted = sent.count { $0.why.contains("demoted") }
         print("""
 
-            🏁 Adventure \(adventure.id): \(adventure.status) at tick \(adventure.lastTick) \
+            🏁 Adventure \(adventure.id): \(adventure.status.rawValue) at tick \(adventure.lastTick) \
             (\(adventure.lastTick) game seconds, \(elapsed.components.seconds) s here)
                Pushes delivered: \(sent.count) — \(high) at priority 10, \(sent.count - high) at priority 5 \
             (\(shownPushes.count - sent.count) not delivered)
@@ -275,9 +277,9 @@ struct DemoScript {
             """)
     }
 
-    private func followerSummary(_ sent: [DemoClient.Pushes.Entry]) -> String {
+    private func followerSummary(_ sent: [DemoClient.Push]) -> String {
         guard followerCount > 0 else { return "" }
-        let broadcasts = sent.filter { $0.targetKind == "followerChannel" }
+        let broadcasts = sent.filter { $0.targetKind == .followerChannel }
         let reached = broadcasts.map(devicesReached(by:)).reduce(0, +)
         let ownActivities = Set(watchers.compactMap(\.activity))
         let perToken = sent.count { ownActivities.contains($0.targetID) }

@@ -2,8 +2,8 @@ import APNs
 @testable import APNsCurl
 import APNsSimulator
 import Foundation
+import PushVocabulary
 import Testing
-import Vocabulary
 
 /// Channel management and broadcasts over real TLS and HTTP/2: the APNs client on
 /// the curl transport, the simulator's push and management listeners.

@@ -1,8 +1,8 @@
 @testable import APNs
 import Foundation
 import MetricsTestKit
+import PushVocabulary
 import Testing
-import Vocabulary
 
 /// Channel management and broadcasts through the APNs client: the requests it
 /// builds and how it classifies and retries the answers (docs/apns-broadcast.md).

@@ -1,42 +1,49 @@
 import Catalog
 import Foundation
 import Game
+import RangersClient
 import Store
 import Testing
 import Vocabulary
 
 /// What the process tests do to an adventure over HTTP, and check of it in the store.
 enum AdventureChecks {
-    static let heroes = ["power-panda", "egghead", "spouty"]
+    static let heroes: [Components.Schemas.HeroID] = [.powerPanda, .egghead, .spouty]
 
     /// Three players, their party, an adventure (one tick a second for
     /// `timeLimit` seconds) and a Live Activity each, all through `api`.
     /// Returns the adventure's id and the players' keys.
-    static func start(through api: HTTP, gameMasterKey: String, label: String, seed: Int,
+    static func start(through api: ServerAPI, gameMasterKey: String, label: String, seed: Int,
                       timeLimit: Int) async throws -> (id: String, keys: [String]) {
         var keys: [String] = []
         for (name, hero) in zip(["Ana", "Bao", "Chae"], heroes) {
-            let player = try await api.json("POST", "/v1/players", body: ["name": "\(name) \(label)"])
-            let key = try #require(player["apiKey"] as? String)
-            _ = try await api.json("PUT", "/v1/players/me/heroes", key: key, body: ["heroes": [hero]])
-            keys.append(key)
+            let player = try await api.client().createPlayer(body: .json(.init(name: "\(name) \(label)"))).created.body.json
+            _ = try await api.client(player.apiKey).pickHeroes(body: .json(.init(heroes: [hero]))).ok
+            keys.append(player.apiKey)
         }
-        let party = try await api.json("POST", "/v1/parties", key: keys[0], body: ["name": "Party \(label)", "hero": heroes[0]])
-        let partyID = try #require(party["id"] as? String)
+        let party = try await api.client(keys[0]).createParty(body: .json(.init(name: "Party \(label)", hero: heroes[0])))
+            .created.body.json
         for (key, hero) in zip(keys[1...], heroes[1...]) {
-            _ = try await api.json("POST", "/v1/parties/join", key: key, body: ["inviteCode": party["inviteCode"]!, "hero": hero])
+            _ = try await api.client(key).joinParty(body: .json(.init(inviteCode: party.inviteCode, hero: hero))).ok
         }
-        let started = try await api.json("POST", "/v1/gm/adventures", key: gameMasterKey, body: [
-            "partyID": partyID, "route": "whispering-woods", "tickInterval": 1, "timeLimit": timeLimit, "seed": seed,
-        ])
-        let id = try #require(started["id"] as? String)
+        let started = try await api.client(gameMasterKey).startAdventure(body: .json(.init(
+            partyID: party.id, route: .whisperingWoods, tickInterval: 1, timeLimit: timeLimit, seed: seed))).created.body.json
         for (index, (key, hero)) in zip(keys, heroes).enumerated() {
-            _ = try await api.json("POST", "/v1/adventures/\(id)/activities", key: key, body: [
-                "activityID": "\(label)-activity-\(index)", "pushToken": String(format: "%02x", seed % 256) + String(repeating: "c\(index)", count: 31),
-                "hero": hero, "frequentPushesEnabled": index == 0, "locale": "en-US",
-            ])
+            _ = try await api.client(key).registerActivity(path: .init(adventureID: started.id), body: .json(.init(
+                activityID: "\(label)-activity-\(index)", pushToken: String(format: "%02x", seed % 256) + String(repeating: "c\(index)", count: 31),
+                hero: hero, frequentPushesEnabled: index == 0, locale: "en-US"))).created
         }
-        return (id, keys)
+        return (started.id, keys)
+    }
+
+    /// A player drinks a potion for `hero` in the adventure `id`.
+    static func usePotion(_ id: String, hero: Components.Schemas.HeroID, key: String, through api: ServerAPI) async throws {
+        _ = try await api.client(key).usePotion(path: .init(adventureID: id), body: .json(.init(hero: hero))).accepted
+    }
+
+    /// A signed link to the adventure's live page, as `key`'s holder asks for it.
+    static func liveLink(_ id: String, key: String, through api: ServerAPI) async throws -> Components.Schemas.LiveLink {
+        try await api.client(key).createLiveLink(path: .init(adventureID: id)).created.body.json
     }
 
     /// The stored event log equals a run of the same setup with the same

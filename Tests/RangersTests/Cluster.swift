@@ -9,7 +9,7 @@ struct Cluster {
         let id: String
         let port: Int
         var process: ServeProcess
-        var api: HTTP { HTTP(base: "http://127.0.0.1:\(port)") }
+        var api: ServerAPI { ServerAPI(base: "http://127.0.0.1:\(port)") }
     }
 
     static let gameMasterKey = "c1a5c1a5c1a5c1a5c1a5c1a5c1a5c1a5"
@@ -23,7 +23,7 @@ struct Cluster {
     let folder: URL
     let loadBalancer: Process
     /// Through nginx.
-    let api: HTTP
+    let api: ServerAPI
 
     static func start(nodes count: Int, leaseSeconds: Int) async throws -> Cluster {
         let database = try await StoreEngine.postgres.database()
@@ -33,7 +33,7 @@ struct Cluster {
         for index in 1...count {
             let port = try PostgresTestServer.freePort()
             let process = try await ServeProcess.start(
-                database: database, port: port, gameMasterKey: gameMasterKey, api: HTTP(base: "http://127.0.0.1:\(port)"),
+                database: database, port: port, gameMasterKey: gameMasterKey, api: ServerAPI(base: "http://127.0.0.1:\(port)"),
                 arguments: ["--node-id", "node-\(index)", "--lease-seconds", String(leaseSeconds)],
                 environment: ["RANGERS_LIVE_LINK_SECRET": liveLinkSecret])
             nodes.append(Node(id: "node-\(index)", port: port, process: process))
@@ -71,8 +71,8 @@ struct Cluster {
         nginx.standardOutput = FileHandle.nullDevice
         nginx.standardError = FileHandle.nullDevice
         try nginx.run()
-        let api = HTTP(base: "http://127.0.0.1:\(port)")
-        try await api.waitFor("nginx to answer", within: .seconds(10)) { (try? await api.json("GET", "/healthz")) != nil }
+        let api = ServerAPI(base: "http://127.0.0.1:\(port)")
+        try await api.waitFor("nginx to answer", within: .seconds(10)) { (try? await api.health()) != nil }
         return Cluster(database: database, leaseSeconds: leaseSeconds, nodes: nodes, folder: folder, loadBalancer: nginx, api: api)
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import LiveView
+import RangersClient
 import Store
 import StoreTestSupport
 import Testing
@@ -45,8 +46,8 @@ struct ClusterTests {
     @Test func aNodeKilledMidAdventureLosesNothingAndItsAdventuresGoOnElsewhere() async throws {
         try await withCluster(nodes: 3, leaseSeconds: 3) { cluster in
             for node in cluster.nodes {
-                let health = try await node.api.json("GET", "/healthz")
-                #expect(health["node"] as? String == node.id && health["liveNodes"] as? Int == 3)
+                let health = try await node.api.health()
+                #expect(health.node == node.id && health.liveNodes == 3)
             }
             let adventures = try await startAdventures(20, timeLimit: 25, through: cluster)
             let ids = adventures.map(\.id)
@@ -64,11 +65,9 @@ struct ClusterTests {
             let (heldElsewhere, holder) = try #require(holders.first { $0.value != victim })
             let other = try #require(survivors.first { $0.id != holder })
             let keysOf = Dictionary(uniqueKeysWithValues: adventures.map { ($0.id, $0.keys) })
-            _ = try await other.api.json("POST", "/v1/adventures/\(heldElsewhere)/potions", key: keysOf[heldElsewhere]![1],
-                                         body: ["hero": "egghead"])
+            try await AdventureChecks.usePotion(heldElsewhere, hero: .egghead, key: keysOf[heldElsewhere]![1], through: other.api)
             let throughNginx = try #require(moved.first)
-            _ = try await cluster.api.json("POST", "/v1/adventures/\(throughNginx)/potions", key: keysOf[throughNginx]![2],
-                                           body: ["hero": "spouty"])
+            try await AdventureChecks.usePotion(throughNginx, hero: .spouty, key: keysOf[throughNginx]![2], through: cluster.api)
 
             // A reader, not a node: it must not count in the nodes' fair shares.
             let store = try await cluster.database.open(asNode: false)
@@ -115,10 +114,10 @@ struct ClusterTests {
             let adventure = try await AdventureChecks.start(through: cluster.api, gameMasterKey: Cluster.gameMasterKey, label: "live",
                                                             seed: 11, timeLimit: 60)
             // A member asks one node (through nginx) for the link; the secret is every node's.
-            let link = try await cluster.api.json("POST", "/v1/adventures/\(adventure.id)/live-links", key: adventure.keys[1])
-            let page = try #require(link["path"] as? String)
-            #expect(link["url"] as? String == cluster.api.base + page, "the link names nginx, the host the caller used")
-            let stream = page.replacingOccurrences(of: "?token", with: "/events?token")
+            let link = try await AdventureChecks.liveLink(adventure.id, key: adventure.keys[1], through: cluster.api)
+            let page = link.path
+            #expect(link.url == cluster.api.base + page, "the link names nginx, the host the caller used")
+            let stream = link.eventsPath
             // Each node is asked for what is in the store: wait until there is a push to stream.
             let store = try await cluster.database.open(asNode: false)
             try await cluster.api.waitFor("a first push answered", within: .seconds(20)) {
@@ -188,7 +187,7 @@ struct ClusterTests {
             }
             // What the resumed node says it holds is what the database says it holds.
             try await cluster.api.waitFor("the resumed node to forget what moved", within: .seconds(10)) {
-                let held = try await paused.api.json("GET", "/healthz")["adventuresHeld"] as? Int
+                let held = try await paused.api.health().adventuresHeld
                 return held == (try await cluster.holders().filter { $0.value == paused.id }.count)
             }
         }

@@ -1,6 +1,7 @@
 import Catalog
 import Foundation
 import Game
+import RangersClient
 import Store
 import StoreTestSupport
 import Testing
@@ -15,18 +16,18 @@ import Vocabulary
     @Test(arguments: StoreEngine.available) func aServerKilledMidAdventureGoesOnFromItsLastCommittedTick(engine: StoreEngine) async throws {
         let database = try await engine.database()
         let port = 20_000 + Int.random(in: 0..<20_000)
-        let api = HTTP(base: "http://127.0.0.1:\(port)")
+        let api = ServerAPI(base: "http://127.0.0.1:\(port)")
 
         var server = try await ServeProcess.start(database: database, port: port, gameMasterKey: Self.gameMasterKey, api: api)
         // Three players, a party, a Live Activity each, and a short adventure: one
         // tick a second for 24 seconds of game time.
         let (id, keys) = try await AdventureChecks.start(through: api, gameMasterKey: Self.gameMasterKey, label: "crash",
                                                           seed: 2024, timeLimit: 24)
-        _ = try await api.json("POST", "/v1/adventures/\(id)/potions", key: keys[1], body: ["hero": "egghead"])
+        try await AdventureChecks.usePotion(id, hero: .egghead, key: keys[1], through: api)
 
         // Kill it once a few ticks are stored, with no chance to finish anything.
         try await api.waitFor("a few ticks", within: .seconds(30)) {
-            try await api.json("GET", "/v1/adventures/\(id)", key: Self.gameMasterKey)["lastTick"] as? Int ?? 0 >= 5
+            try await api.client(Self.gameMasterKey).getAdventure(path: .init(adventureID: id)).ok.body.json.lastTick >= 5
         }
         server.kill()
         let store = try await database.open(asNode: false)

@@ -58,15 +58,16 @@ import Vocabulary
         try demo.run()
         defer { if demo.isRunning { demo.terminate() } }
 
-        var link: String?
-        try await HTTP(base: "").waitFor("the demo to print its link", within: .seconds(60)) {
+        var links: (page: String, stream: String)?
+        try await ServerAPI(base: "").waitFor("the demo to print its links", within: .seconds(60)) {
             let printed = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-            link = printed.firstMatch(of: /Watch the phones' Lock Screens live \(until the adventure ends\): (\S+)/).map { String($0.1) }
-            return link != nil || !demo.isRunning
+            links = printed.firstMatch(of: /Watch the phones' Lock Screens live \(until the adventure ends\): (\S+)\n +Its Server-Sent Events, for a script: (\S+)/)
+                .map { (String($0.1), String($0.2)) }
+            return links != nil || !demo.isRunning
         }
-        let page = try #require(link, "no link in: \((try? String(contentsOf: output, encoding: .utf8)) ?? "")")
+        let (page, stream) = try #require(links, "no links in: \((try? String(contentsOf: output, encoding: .utf8)) ?? "")")
         #expect(page.hasPrefix("http://127.0.0.1:") && page.contains("/live/adventures/") && page.contains("?token="))
-        let stream = page.replacingOccurrences(of: "?token", with: "/events?token")
+        #expect(stream.hasPrefix("http://127.0.0.1:") && stream.contains("/events?token="))
         // Until the server stops, which the demo does once the adventure is over.
         let reading = try await EventStreamReader.read(stream, for: 90)
         #expect(reading.status == 200)

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import LiveView
+import RangersClient
 import StoreTestSupport
 import Testing
 import Vocabulary
@@ -56,15 +57,14 @@ import Vocabulary
     @Test func liveLinksAreSignedWithTheConfiguredSecretWhichIsNeverPrinted() async throws {
         let database = try await StoreEngine.sqlite.database()
         let port = 20_000 + Int.random(in: 0..<20_000)
-        let api = HTTP(base: "http://127.0.0.1:\(port)")
+        let api = ServerAPI(base: "http://127.0.0.1:\(port)")
         let secret = "serve-test-live-link-secret-\(UUID().uuidString)"
         let log = try ScratchFiles.newDirectory().appendingPathComponent("serve.log")
         let server = try await ServeProcess.start(database: database, port: port, gameMasterKey: Self.gameMasterKey, api: api,
                                                   environment: ["RANGERS_LIVE_LINK_SECRET": secret], log: log)
         let adventure = try await AdventureChecks.start(through: api, gameMasterKey: Self.gameMasterKey, label: "live", seed: 3,
                                                         timeLimit: 60)
-        let link = try await api.json("POST", "/v1/adventures/\(adventure.id)/live-links", key: Self.gameMasterKey)
-        let path = try #require(link["path"] as? String)
+        let path = try await AdventureChecks.liveLink(adventure.id, key: Self.gameMasterKey, through: api).path
         let token = String(try #require(path.split(separator: "=").last))
         // Anyone with the secret can check the link; nothing else is needed.
         let grant = try LiveLinkSigner(secret: secret).grant(from: token, for: AdventureID(adventure.id),
@@ -83,9 +83,9 @@ import Vocabulary
     @Test func servesHTTPAndStopsOnSIGTERM() async throws {
         let database = try await StoreEngine.sqlite.database()
         let port = 20_000 + Int.random(in: 0..<20_000)
-        let api = HTTP(base: "http://127.0.0.1:\(port)")
+        let api = ServerAPI(base: "http://127.0.0.1:\(port)")
         let server = try await ServeProcess.start(database: database, port: port, gameMasterKey: Self.gameMasterKey, api: api)
-        #expect(try await api.json("GET", "/healthz")["status"] as? String == "ok")
+        #expect(try await api.health().status == .ok)
         #expect(try await server.terminate() == 0, "exits 0 after SIGTERM")
     }
 }

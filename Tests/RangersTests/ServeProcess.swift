@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import RangersClient
 import StoreTestSupport
 
 /// One `rangers serve` process (with the APNs simulator inside it), started and
@@ -12,7 +13,7 @@ struct ServeProcess {
     /// A SQLite database is named with `--db`; a PostgreSQL one with
     /// `RANGERS_DATABASE_URL`, as a studio keeps its password out of the process list.
     /// `environment` adds to (or replaces in) the tests' own; `log`, if given, gets what the process prints.
-    static func start(database: TestDatabase, port: Int, gameMasterKey: String, api: HTTP,
+    static func start(database: TestDatabase, port: Int, gameMasterKey: String, api: ServerAPI,
                       arguments: [String] = [], environment extra: [String: String] = [:],
                       log: URL? = nil) async throws -> ServeProcess {
         let process = Process()
@@ -38,8 +39,8 @@ struct ServeProcess {
         }
         try process.run()
         try await api.waitFor("rangers serve to answer", within: .seconds(20)) {
-            guard process.isRunning else { throw HTTP.Failure(description: "rangers serve exited with \(process.terminationStatus)") }
-            return (try? await api.json("GET", "/healthz")) != nil
+            guard process.isRunning else { throw ServerAPI.Failure(description: "rangers serve exited with \(process.terminationStatus)") }
+            return (try? await api.health()) != nil
         }
         return ServeProcess(process: process)
     }
@@ -61,29 +62,22 @@ struct ServeProcess {
     }
 }
 
-/// JSON over HTTP for process tests.
-struct HTTP: Sendable {
+/// The server's HTTP API for process tests, through the client generated from its
+/// OpenAPI document: a request the document does not describe can't be written here.
+struct ServerAPI: Sendable {
     let base: String
 
     struct Failure: Error, CustomStringConvertible {
         var description: String
     }
 
-    func json(_ method: String, _ path: String, key: String? = nil, body: [String: Any]? = nil) async throws -> [String: Any] {
-        var request = URLRequest(url: URL(string: base + path)!)
-        request.httpMethod = method
-        request.timeoutInterval = 10
-        if let key { request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization") }
-        if let body {
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-            request.httpBody = try JSONSerialization.data(withJSONObject: body)
-        }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        guard (200..<300).contains(status) else {
-            throw Failure(description: "\(method) \(path): \(status) \(String(decoding: data, as: UTF8.self))")
-        }
-        return (try JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+    /// As the holder of `key` (a player's or the game master's); nil for the routes open to all.
+    func client(_ key: String? = nil) -> Client {
+        Client(serverURL: URL(string: base)!, key: key, session: Self.session)
+    }
+
+    func health() async throws -> Components.Schemas.Health {
+        try await client().health().ok.body.json
     }
 
     func waitFor(_ what: String, within limit: Duration, _ condition: () async throws -> Bool) async throws {
@@ -93,4 +87,10 @@ struct HTTP: Sendable {
             try await Task.sleep(for: .milliseconds(100))
         }
     }
+
+    private static let session: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 10
+        return URLSession(configuration: configuration)
+    }()
 }

@@ -73,8 +73,3 @@ public enum Priority: Int, Codable, Sendable, Comparable, CustomStringConvertibl
     public static func < (lhs: Priority, rhs: Priority) -> Bool { lhs.rawValue < rhs.rawValue }
     public var description: String { String(rawValue) }
 }
-
-/// Apple's Emoji Rangers sample app, whose bundle id is every command's default.
-public enum SampleApp {
-    public static let bundleID = "com.example.apple-samplecode.Emoji-Rangers"
-}
