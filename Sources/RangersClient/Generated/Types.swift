@@ -170,7 +170,9 @@ public protocol APIProtocol: Sendable {
     /// A self-contained HTML page (no script, style or font from elsewhere; its
     /// Content-Security-Policy allows only its own inline code and its stream):
     /// one Lock Screen card per member drawn from the exact payloads their phone
-    /// received, and the adventure's timeline. It follows `…/events`.
+    /// received, one per followers' broadcast channel drawn from its broadcasts,
+    /// one per language for the followers before iOS 18, and the adventure's
+    /// timeline. It follows `…/events`.
     ///
     ///
     /// - Remark: HTTP `GET /live/adventures/{adventureID}`.
@@ -181,10 +183,16 @@ public protocol APIProtocol: Sendable {
     /// A `text/event-stream` read from the store every 250 ms, so any node serves
     /// it. Events (data is JSON): `adventure` (first on every connection: the
     /// route, heroes, bosses, cards with their phones' languages, the string
-    /// catalog, the link's expiry, the server's clock), `card` (a card's language
-    /// learned later), `push` (one push log entry: the card, the payload as sent,
+    /// catalog, the link's expiry, the server's clock; a card's `kind` is
+    /// `member` (key `hero:<id>`), `followerChannel` (key `channel:<id>`, with
+    /// `followers` and `channelState`) or `tokenFollowers` (key
+    /// `followers:<language>`, with `followers`)), `card` (a card new or changed
+    /// since: a member's language learned later, a channel made, a followers'
+    /// count), `push` (one push log entry: the card, the payload as sent,
     /// priority, the policy's reason, APNs' status and reason, `answer`
-    /// delivered/gone/refused), `waiting` (the pushes waiting to be sent again, by
+    /// delivered/gone/refused, gone for a channel APNs no longer has; `endpoint`,
+    /// with the simulator of `rangers demo` only: `devicesReached` when it
+    /// accepted the push), `waiting` (the pushes waiting to be sent again, by
     /// card), `ticks` (timeline samples), `clock` (every second), `expired` (the
     /// link ended; the stream ends). Each `push` and `ticks` event has an id; a
     /// browser that reconnects sends the last one back (`Last-Event-ID`, or the
@@ -586,7 +594,9 @@ extension APIProtocol {
     /// A self-contained HTML page (no script, style or font from elsewhere; its
     /// Content-Security-Policy allows only its own inline code and its stream):
     /// one Lock Screen card per member drawn from the exact payloads their phone
-    /// received, and the adventure's timeline. It follows `…/events`.
+    /// received, one per followers' broadcast channel drawn from its broadcasts,
+    /// one per language for the followers before iOS 18, and the adventure's
+    /// timeline. It follows `…/events`.
     ///
     ///
     /// - Remark: HTTP `GET /live/adventures/{adventureID}`.
@@ -607,10 +617,16 @@ extension APIProtocol {
     /// A `text/event-stream` read from the store every 250 ms, so any node serves
     /// it. Events (data is JSON): `adventure` (first on every connection: the
     /// route, heroes, bosses, cards with their phones' languages, the string
-    /// catalog, the link's expiry, the server's clock), `card` (a card's language
-    /// learned later), `push` (one push log entry: the card, the payload as sent,
+    /// catalog, the link's expiry, the server's clock; a card's `kind` is
+    /// `member` (key `hero:<id>`), `followerChannel` (key `channel:<id>`, with
+    /// `followers` and `channelState`) or `tokenFollowers` (key
+    /// `followers:<language>`, with `followers`)), `card` (a card new or changed
+    /// since: a member's language learned later, a channel made, a followers'
+    /// count), `push` (one push log entry: the card, the payload as sent,
     /// priority, the policy's reason, APNs' status and reason, `answer`
-    /// delivered/gone/refused), `waiting` (the pushes waiting to be sent again, by
+    /// delivered/gone/refused, gone for a channel APNs no longer has; `endpoint`,
+    /// with the simulator of `rangers demo` only: `devicesReached` when it
+    /// accepted the push), `waiting` (the pushes waiting to be sent again, by
     /// card), `ticks` (timeline samples), `clock` (every second), `expired` (the
     /// link ended; the stream ends). Each `push` and `ticks` event has an id; a
     /// browser that reconnects sends the last one back (`Last-Event-ID`, or the
