@@ -9,6 +9,6 @@ import Testing
     @Test(arguments: ["APNs", "Wire", "RangersClient"])
     func buildsAlone(product: String) async throws {
         let result = try await Subprocess.run("swift", ["build", "--scratch-path", ".build-product-\(product)", "--product", product])
-        #expect(result.status == 0, "swift build --product \(product) exited \(result.status):\n\(result.output.suffix(8_000))")
+        #expect(result.status == 0, "swift build --product \(product) exited \(result.status):\n\(result.stdout.suffix(8_000))")
     }
 }

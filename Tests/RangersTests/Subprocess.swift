@@ -1,29 +1,53 @@
 import Foundation
 
-/// A command run from the repository's root, as a developer would in a shell.
+/// A program run from the repository's root, as a developer would in a shell.
 enum Subprocess {
-    /// Runs `command` found on PATH with stdout and stderr together, on a GCD
-    /// thread: these runs take minutes, which no cooperative thread should spend waiting.
-    static func run(_ command: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        /// Empty when `mergingStderr`: the streams then come in `stdout` in the order written.
+        var stderr: String
+    }
+
+    /// Runs on a GCD thread, not the test's: waiting for a child process must not hold
+    /// one of Swift concurrency's few cooperative threads while other tests need them.
+    static func run(_ executable: URL, _ arguments: [String], environment: [String: String] = [:],
+                    mergingStderr: Bool = false) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(with: Result { try runWaiting(command, arguments) })
+                continuation.resume(with: Swift.Result {
+                    try runBlocking(executable, arguments, environment: environment, mergingStderr: mergingStderr)
+                })
             }
         }
     }
 
+    /// `command` found on PATH, its stderr in its stdout.
+    static func run(_ command: String, _ arguments: [String]) async throws -> Result {
+        try await run(URL(fileURLWithPath: "/usr/bin/env"), [command] + arguments, mergingStderr: true)
+    }
+
     /// The same, blocking the calling thread.
-    static func runWaiting(_ command: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+    static func runBlocking(_ command: String, _ arguments: [String]) throws -> Result {
+        try runBlocking(URL(fileURLWithPath: "/usr/bin/env"), [command] + arguments, environment: [:], mergingStderr: true)
+    }
+
+    private static func runBlocking(_ executable: URL, _ arguments: [String], environment: [String: String],
+                                    mergingStderr: Bool) throws -> Result {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [command] + arguments
+        process.executableURL = executable
+        process.arguments = arguments
         process.currentDirectoryURL = RangersProcess.repositoryRoot
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let out = Pipe(), err = mergingStderr ? out : Pipe()
+        process.standardOutput = out
+        process.standardError = err
         try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        // Read before waiting: a full pipe would otherwise block the child.
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = mergingStderr ? Data() : err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                      stderr: String(decoding: stderr, as: UTF8.self))
     }
 }
