@@ -200,9 +200,9 @@ public final class APNsSimulator: Sendable {
     // MARK: Records
 
     /// Accepted pushes in arrival order (the newest `recordLimit`).
-    public func accepted() -> [RecordedPush] { core.state.withLock { core.newest($0.accepted) } }
+    public func accepted() -> [RecordedPush] { core.state.withLock { Array(core.newest($0.accepted)) } }
     /// Refused pushes in arrival order (the newest `recordLimit`), faults included.
-    public func rejected() -> [RejectedPush] { core.state.withLock { core.newest($0.rejected) } }
+    public func rejected() -> [RejectedPush] { core.state.withLock { Array(core.newest($0.rejected)) } }
     public var acceptedCount: Int { core.state.withLock { $0.acceptedTotal } }
     public var rejectedCount: Int { core.state.withLock { $0.rejectedTotal } }
     /// TLS connections that completed a handshake so far (not cleared by `reset`).

@@ -146,7 +146,8 @@ final class SimulatorCore: Sendable {
         appendKeepingNewest(record, to: &records, limit: configuration.recordLimit)
     }
 
-    func newest<Record>(_ records: [Record]) -> [Record] {
-        Array(records.suffix(max(configuration.recordLimit, 1)))
+    /// The newest `recordLimit` (the list trims itself only now and then), without a copy.
+    func newest<Record>(_ records: [Record]) -> ArraySlice<Record> {
+        records.suffix(max(configuration.recordLimit, 1))
     }
 }
