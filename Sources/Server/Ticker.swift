@@ -83,44 +83,53 @@ public struct Ticker: Service {
 
     public func run() async throws {
         logger.info("ticker started")
-        // A pass stores the batch computed by the pass before while it reads and
-        // computes the next one: the writer and the cores work at the same time.
-        var computed: Batch?
-        while !Task.isShuttingDownGracefully, !Task.isCancelled {
-            let readAt: Date
-            do {
-                let passStarted = ContinuousClock.now
-                try await renewLeases()
-                let storing = computed
-                async let stored = commit(storing)
-                let next = try await computeBatch(skipping: Set(storing?.records.map(\.adventure) ?? []))
-                _ = try await stored
-                computed = next
-                if next.records.count >= settings.batchSize { continue }
-                if !next.records.isEmpty {
-                    try await cancelWhenGracefulShutdown { try await Task.sleep(until: passStarted + settings.gatherInterval) }
-                    continue
+        // A batch is stored as soon as it is computed, while the loop gathers and
+        // computes the next one: the writer and the cores work at the same time,
+        // and no computed tick waits for the next pass to be stored. One commit
+        // at a time: the next waits for the one before.
+        await withTaskGroup(of: Result<Int, any Error>.self) { commits in
+            var storing: Set<AdventureID> = []
+            while !Task.isShuttingDownGracefully, !Task.isCancelled {
+                let readAt: Date
+                do {
+                    let passStarted = ContinuousClock.now
+                    try await renewLeases()
+                    let next = try await computeBatch(skipping: storing)
+                    storing = []
+                    if let previous = await commits.next() { _ = try previous.get() }
+                    if !next.records.isEmpty {
+                        storing = Set(next.records.map(\.adventure))
+                        commits.addTask {
+                            do { return .success(try await commit(next)) } catch { return .failure(error) }
+                        }
+                    }
+                    if next.records.count >= settings.batchSize { continue }
+                    if !next.records.isEmpty {
+                        try await cancelWhenGracefulShutdown { try await Task.sleep(until: passStarted + settings.gatherInterval) }
+                        continue
+                    }
+                    readAt = next.at
+                } catch is CancellationError {
+                    break
+                } catch {
+                    // The store may be busy or briefly failing; the ticks stay due and
+                    // are played on the next pass, in order.
+                    logger.error("ticker pass failed", metadata: ["error": "\(error)"])
+                    readAt = .distantFuture
                 }
-                readAt = next.at
-            } catch is CancellationError {
-                break
-            } catch {
-                // The store may be busy or briefly failing; the ticks stay due and
-                // are played on the next pass, in order.
-                logger.error("ticker pass failed", metadata: ["error": "\(error)"])
-                computed = nil
-                readAt = .distantFuture
+                let wait = await waitBeforeNextPass(after: readAt)
+                do {
+                    try await cancelWhenGracefulShutdown { try await Task.sleep(for: wait) }
+                } catch {
+                    break
+                }
             }
-            let wait = await waitBeforeNextPass(after: readAt)
-            do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: wait) }
-            } catch {
-                break
+            // The batch being stored is finished rather than computed again at the
+            // next start; then other nodes may take this one's adventures at once.
+            if let last = await commits.next(), case .failure(let error) = last, !(error is CancellationError) {
+                logger.error("cannot store the last ticks computed", metadata: ["error": "\(error)"])
             }
         }
-        // Ticks already computed are stored rather than computed again at the next
-        // start; then other nodes may take this one's adventures at once.
-        if let computed { _ = try? await commit(computed) }
         do { try await store.releaseLeases() } catch {
             logger.error("cannot give up the leases; they run out by themselves", metadata: ["error": "\(error)"])
         }
