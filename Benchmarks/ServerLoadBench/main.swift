@@ -380,6 +380,12 @@ func memory(_ field: String) -> String {
     return String(format: "%.0f MiB", kB / 1024)
 }
 
+/// The size of the SQLite file's WAL (nil on PostgreSQL).
+func walFileBytes() -> Int64? {
+    let attributes = try? FileManager.default.attributesOfItem(atPath: configuration.databasePath + "-wal")
+    return (attributes?[.size] as? NSNumber)?.int64Value
+}
+
 try await withThrowingTaskGroup(of: Void.self) { tasks in
     try await setUpAdventures()
     let behind = Int(Date().timeIntervalSince1970) - plannedStart
@@ -388,7 +394,12 @@ try await withThrowingTaskGroup(of: Void.self) { tasks in
     try await Task.sleep(for: .seconds(max(0, -behind) + options.warmUp))
     lags.reset()
     let first = await sample()
-    try await Task.sleep(for: .seconds(options.seconds))
+    // The WAL file's size each second: it must start over, not grow with the run.
+    var largestWAL: Int64 = 0
+    for _ in 0..<options.seconds {
+        try await Task.sleep(for: .seconds(1))
+        largestWAL = max(largestWAL, walFileBytes() ?? 0)
+    }
     let last = await sample()
     await group.triggerGracefulShutdown()
     try await tasks.waitForAll()
@@ -420,6 +431,10 @@ try await withThrowingTaskGroup(of: Void.self) { tasks in
         }
     }
     print("per adventure-tick \(perTick.joined(separator: " · "))")
+    if options.databaseURL == nil {
+        print(String(format: "WAL file          %.0f MiB at most, %.0f MiB at the end", Double(largestWAL) / 1_048_576,
+                     Double(walFileBytes() ?? 0) / 1_048_576))
+    }
     if options.followers > 0 {
         let asked = try askedPerAdventureTick()
         let pushes = Double(last.pushes - first.pushes), broadcasts = Double(last.broadcasts - first.broadcasts)

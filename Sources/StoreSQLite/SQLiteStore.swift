@@ -19,6 +19,8 @@ public final class SQLiteStore: RangersStore {
     let claimant = UUID().uuidString.lowercased()
     /// Statements the writer connection ran (`activity()`).
     let writerStatements = StatementCounter()
+    /// Checkpoints the WAL beside the writer rather than on it.
+    let checkpointer: WALCheckpointer
 
     /// Opens (or creates) the file and brings its schema up to date.
     public convenience init(path: String = SQLiteStore.defaultPath) throws {
@@ -26,8 +28,8 @@ public final class SQLiteStore: RangersStore {
     }
 
     /// Opens the file with the migrations up to `lastMigration` (all when nil):
-    /// tests make files as older versions left them.
-    init(path: String, migratingUpTo lastMigration: String?) throws {
+    /// tests make files as older versions left them, or checkpoint sooner.
+    init(path: String, migratingUpTo lastMigration: String?, checkpointAfterFrames: Int32 = 10_000) throws {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         // Writes from this process are queued by the pool; another process on the
@@ -36,26 +38,34 @@ public final class SQLiteStore: RangersStore {
         configuration.busyMode = .timeout(5)
         configuration.label = "SQLiteStore"
         let statements = writerStatements
+        // Under load the ticker rewrites the same pages (each adventure's latest
+        // events, its row, its activities' budgets) every second. Checkpointing
+        // every 4 MiB of WAL (SQLite's default) wrote those pages to the file
+        // several times a second; a longer WAL writes each page once per
+        // checkpoint, and the checkpointer does it beside the writer, not on it.
+        let checkpointer = WALCheckpointer(path: path, thresholdFrames: checkpointAfterFrames)
         configuration.prepareDatabase { db in
             guard !db.configuration.readonly else { return }
             statements.count(on: db)
-            // Under load the ticker rewrites the same pages (each adventure's latest
-            // events, its row, its activities' budgets) every second. Checkpointing
-            // every 4 MiB of WAL (SQLite's default) wrote those pages to the file and
-            // waited for the disk several times a second, and the ticker waited with
-            // it; a longer WAL writes each page once per checkpoint. The file is cut
-            // back after a checkpoint, and a larger cache keeps those pages at hand.
-            // Each tick of a batch has its own savepoint; the pages a savepoint would
-            // roll back to are kept in memory, not written to a temporary file
-            // (14,000 writes a second of it at 2,000 adventures).
+            checkpointer.watch(db)
+            // The WAL file is cut back when it starts over, and a larger cache
+            // keeps the hot pages at hand. Each tick of a batch has its own
+            // savepoint; the pages a savepoint would roll back to are kept in
+            // memory, not written to a temporary file (14,000 writes a second of
+            // it at 2,000 adventures).
             try db.execute(sql: """
-                PRAGMA wal_autocheckpoint = 40000;
                 PRAGMA journal_size_limit = 67108864;
                 PRAGMA cache_size = -65536;
                 PRAGMA temp_store = MEMORY;
                 """)
         }
-        pool = try DatabasePool(path: path, configuration: configuration)
+        self.checkpointer = checkpointer
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+        } catch {
+            checkpointer.stop()
+            throw error
+        }
         self.path = path
         if let lastMigration {
             try Schema.migrator.migrate(pool, upTo: lastMigration)
@@ -63,6 +73,8 @@ public final class SQLiteStore: RangersStore {
             try Schema.migrator.migrate(pool)
         }
     }
+
+    deinit { checkpointer.stop() }
 
     /// The migrations this file has run, in order; for `/healthz` and the tests.
     public func appliedMigrations() async throws -> [String] {
