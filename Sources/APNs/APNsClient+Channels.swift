@@ -120,7 +120,7 @@ extension APNsClient {
         var attempts = 0
         while true {
             attempts += 1
-            let started = ContinuousClock.now
+            let started = Self.monotonicNanoseconds()
             var outcome: APNsChannelOutcome
             var response: APNsChannelResponse?
             var result: Value?
@@ -140,11 +140,11 @@ extension APNsClient {
                 if error == .shutDown { throw CancellationError() }
                 outcome = .retryLater(.unknown(error.description))
                 if !resendsAfterUncertainFailure, error.mayHaveReachedAPNs {
-                    channelMetrics.record(operation, priority: priority, response: nil, duration: ContinuousClock.now - started)
+                    channelMetrics.record(operation, priority: priority, response: nil, nanoseconds: Self.monotonicNanoseconds() - started)
                     return APNsChannelAnswer(outcome: outcome, value: nil, response: nil, attempts: attempts)
                 }
             }
-            channelMetrics.record(operation, priority: priority, response: response, duration: ContinuousClock.now - started)
+            channelMetrics.record(operation, priority: priority, response: response, nanoseconds: Self.monotonicNanoseconds() - started)
 
             if case .rejected(.expiredProviderToken) = outcome, !refreshedToken {
                 refreshedToken = true
@@ -202,11 +202,11 @@ struct ChannelMetrics: Sendable {
         requestDuration = Metrics.Timer(label: "apns_channel_request_duration_seconds", factory: factory)
     }
 
-    func record(_ operation: ChannelOperation, priority: Int?, response: APNsChannelResponse?, duration: Duration) {
+    func record(_ operation: ChannelOperation, priority: Int?, response: APNsChannelResponse?, nanoseconds: Int64) {
         let status = response.map { String($0.status) } ?? "none"
         let reason = response?.reason?.description ?? (response == nil ? "transport" : "none")
         if operation == .broadcast {
-            broadcastDuration.recordNanoseconds(duration.nanoseconds)
+            broadcastDuration.recordNanoseconds(nanoseconds)
             if response?.status == 200, let priority, let counter = acceptedBroadcasts[priority] {
                 counter.increment()
                 return
@@ -216,7 +216,7 @@ struct ChannelMetrics: Sendable {
             ], factory: factory).increment()
             return
         }
-        requestDuration.recordNanoseconds(duration.nanoseconds)
+        requestDuration.recordNanoseconds(nanoseconds)
         Counter(label: "apns_channel_requests_total", dimensions: [
             ("operation", operation.rawValue), ("status", status), ("reason", reason),
         ], factory: factory).increment()

@@ -132,7 +132,7 @@ public final class APNsClient: PushSender {
         let apnsIDText = APNsIDSource.lowercasedText(apnsID)
         while true {
             attempts += 1
-            let started = ContinuousClock.now
+            let started = Self.monotonicNanoseconds()
             var outcome: APNsOutcome
             var response: APNsResponse?
             do {
@@ -143,7 +143,7 @@ public final class APNsClient: PushSender {
                 if error == .shutDown { throw CancellationError() }
                 outcome = .retryLater(.unknown(error.description))
             }
-            record(request, response: response, duration: ContinuousClock.now - started)
+            record(request, response: response, nanoseconds: Self.monotonicNanoseconds() - started)
 
             if case .rejected(.expiredProviderToken) = outcome, !refreshedToken {
                 refreshedToken = true
@@ -197,11 +197,11 @@ public final class APNsClient: PushSender {
         }
     }
 
-    private func record(_ request: APNsRequest, response: APNsResponse?, duration: Duration) {
+    private func record(_ request: APNsRequest, response: APNsResponse?, nanoseconds: Int64) {
         let metrics = deliveredMetrics[request.pushType]
         if response?.status == 200, let metrics, let counter = metrics.counters[request.priority] {
             counter.increment()
-            metrics.duration.recordNanoseconds(duration.nanoseconds)
+            metrics.duration.recordNanoseconds(nanoseconds)
             return
         }
         let status = response.map { String($0.status) } ?? "none"
@@ -211,7 +211,7 @@ public final class APNsClient: PushSender {
             ("push_type", request.pushType.rawValue), ("priority", String(request.priority)),
             ("status", status), ("reason", reason),
         ], factory: self.metrics).increment()
-        (metrics?.duration ?? Self.durationTimer(request.pushType, factory: self.metrics)).recordNanoseconds(duration.nanoseconds)
+        (metrics?.duration ?? Self.durationTimer(request.pushType, factory: self.metrics)).recordNanoseconds(nanoseconds)
     }
 
     /// The metrics of a delivered push, per push type: made once, since making a
@@ -239,9 +239,8 @@ public final class APNsClient: PushSender {
     }
 }
 
-extension Duration {
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
-    }
+extension APNsClient {
+    /// A monotonic clock in nanoseconds: read twice per push, and cheaper than
+    /// `ContinuousClock` and `Duration`'s 128-bit arithmetic.
+    static func monotonicNanoseconds() -> Int64 { Int64(DispatchTime.now().uptimeNanoseconds) }
 }
