@@ -29,7 +29,7 @@ final class WALCheckpointer: @unchecked Sendable {
     private var stopped = false
     private var checkpoints = 0
 
-    init(path: String, thresholdFrames: Int32 = 10_000) {
+    init(path: String, thresholdFrames: Int32) {
         self.path = path
         self.thresholdFrames = thresholdFrames
         writerFallbackFrames = thresholdFrames * 4
