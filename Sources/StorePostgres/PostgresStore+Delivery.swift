@@ -6,9 +6,10 @@ import Vocabulary
 
 extension PostgresStore {
     /// Records APNs' answers in a fixed number of statements (one more per token
-    /// found invalid, one more when some are to be tried again). An answer is refused, leaving the others recorded, when its
-    /// push is not `sending` by this node: answered already, never claimed, or
-    /// claimed again after this node was taken for stopped.
+    /// found invalid, one more when some are to be tried again). An answer is
+    /// refused, leaving the others recorded, when its push is not `sending` by
+    /// this node: answered already, never claimed, or claimed again after this
+    /// node was taken for stopped.
     func record(_ results: [PushResult], at now: Date, _ connection: PostgresConnection) async throws -> [StoreError?] {
         guard !results.isEmpty else { return [] }
         // FOR UPDATE: the rows' state cannot change between this check and the

@@ -59,13 +59,6 @@ extension PostgresStore {
 
     // MARK: - Claiming
 
-    /// Takes up to `limit` due pushes in the order they were queued, with the token
-    /// each target has now, and marks them `sending` by this node. `FOR UPDATE SKIP
-    /// LOCKED`: rows another dispatcher is claiming at this moment are passed over,
-    /// not waited for, so each push is claimed by one dispatcher. On the way, as
-    /// `OutboxStore` says, pushes with a newer one to their target are superseded
-    /// and those that can go nowhere are dropped. A handful of statements per
-    /// batch, however many rows.
     /// Of the pending outbox rows `ids` (supersedable ones), those with a newer push
     /// to their target waiting, being sent or sent become `superseded`: their ids.
     func supersedeWhereNewer(_ ids: [Int64], _ connection: PostgresConnection) async throws -> Set<Int64> {
@@ -79,6 +72,13 @@ extension PostgresStore {
             """, logger: logger).decodeAll(Int64.self))
     }
 
+    /// Takes up to `limit` due pushes in the order they were queued, with the token
+    /// each target has now, and marks them `sending` by this node. `FOR UPDATE SKIP
+    /// LOCKED`: rows another dispatcher is claiming at this moment are passed over,
+    /// not waited for, so each push is claimed by one dispatcher. On the way, as
+    /// `OutboxStore` says, pushes with a newer one to their target are superseded
+    /// and those that can go nowhere are dropped. A handful of statements per
+    /// batch, however many rows.
     private func claim(limit: Int, now: Date, _ connection: PostgresConnection) async throws -> [ClaimedPush] {
         guard limit > 0 else { return [] }
         var claimed: [ClaimedPush] = []

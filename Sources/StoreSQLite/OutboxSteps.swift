@@ -44,11 +44,13 @@ extension SQLiteStore {
     static func supersedeWaitingPushes(to target: PushTarget, _ db: Database) throws {
         let waiting = try Int64.fetchAll(db.cachedStatement(sql: supersedableSQL),
                                          arguments: [target.kind.rawValue, target.id])
-        guard !waiting.isEmpty else { return }
-        let supersede = try db.cachedStatement(sql: "UPDATE outbox SET state = 'superseded', outcome = ? WHERE id = ?")
-        for id in waiting {
-            try supersede.execute(arguments: [QueuedPushRules.supersededReason, id])
-        }
+        for id in waiting { try supersede(id, db) }
+    }
+
+    /// A newer push to its target makes this one pointless (`QueuedPushRules.isSupersedable`).
+    static func supersede(_ id: Int64, _ db: Database) throws {
+        try db.cachedStatement(sql: "UPDATE outbox SET state = 'superseded', outcome = ? WHERE id = ?")
+            .execute(arguments: [QueuedPushRules.supersededReason, id])
     }
 
     static func drop(_ id: Int64, because reason: String, _ db: Database) throws {

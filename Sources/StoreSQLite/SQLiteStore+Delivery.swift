@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import PushPolicy
 import Store
 import Vocabulary
 
@@ -57,8 +56,7 @@ extension SQLiteStore {
             // A newer push to its target was queued while this one was out: it
             // carries a newer state, so this one is not sent again (nor shown waiting).
             if push.message.supersedable, try hasNewerPush(to: push.message.target, than: push.id.rawValue, db) {
-                try db.execute(sql: "UPDATE outbox SET state = 'superseded', outcome = ? WHERE id = ?",
-                               arguments: [QueuedPushRules.supersededReason, push.id.rawValue])
+                try supersede(push.id.rawValue, db)
             } else {
                 try db.execute(sql: "UPDATE outbox SET state = 'pending', nextAttemptAt = ?, outcome = ? WHERE id = ?",
                                arguments: [nextAttempt, "retrying: \(reason)", push.id.rawValue])

@@ -31,8 +31,7 @@ extension SQLiteStore {
             after = last.id
             for row in candidates {
                 if row.message.supersedable, try Self.hasNewerPush(to: row.message.target, than: row.id, db) {
-                    try db.execute(sql: "UPDATE outbox SET state = 'superseded', outcome = ? WHERE id = ?",
-                                   arguments: [QueuedPushRules.supersededReason, row.id])
+                    try Self.supersede(row.id, db)
                     continue
                 }
                 if QueuedPushRules.hasExpired(expiration: row.message.expiration, at: nowSeconds) {
