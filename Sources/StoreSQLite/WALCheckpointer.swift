@@ -16,7 +16,9 @@ import GRDBSQLite
 /// writer's next transaction. Under steady writes the writer has always added
 /// more by then, so past `writerFallbackFrames` the writer checkpoints itself,
 /// as SQLite would: little is left to copy by then, and the WAL cannot grow
-/// without bound (nor when the checkpointer falls behind a slow disk).
+/// without bound (nor when the checkpointer falls behind a slow disk). It may
+/// pass `writerFallbackFrames` by what the writer commits while a checkpoint of
+/// the checkpointer's is under way: the writer's own then finds it busy.
 final class WALCheckpointer: @unchecked Sendable {
     /// WAL frames (pages) after which a checkpoint is asked for.
     let thresholdFrames: Int32
