@@ -46,4 +46,6 @@ VOLUME ["/data"]
 EXPOSE 8080
 USER rangers
 ENTRYPOINT ["rangers"]
+# No APNs is chosen here: `serve` refuses to start until RANGERS_APNS says apple (with
+# APNS_KEY_FILE, APNS_KEY_ID, APNS_TEAM_ID, APNS_ENVIRONMENT) or simulator.
 CMD ["serve"]

@@ -133,7 +133,7 @@ let directory = FileManager.default.temporaryDirectory.appendingPathComponent("s
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: directory) }
 let configuration = ServerConfiguration(
-    gameMasterKey: String(repeating: "k", count: 32), databasePath: directory.appendingPathComponent("load.sqlite").path,
+    gameMasterKey: String(repeating: "k", count: 32), apns: options.apnsURL == nil ? .simulator : .custom, databasePath: directory.appendingPathComponent("load.sqlite").path,
     databaseURL: options.databaseURL, port: 0, contentDirectory: URL(fileURLWithPath: "Content", isDirectory: true),
     followers: FollowerSettings(tokenFollowersPerAdventure: max(options.followers, FollowerSettings().tokenFollowersPerAdventure)))
 let resources = try await ServerResources.open(configuration)

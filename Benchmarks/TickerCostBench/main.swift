@@ -98,7 +98,7 @@ func run() async throws {
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     let configuration = ServerConfiguration(
-        gameMasterKey: String(repeating: "k", count: 32), databasePath: directory.appendingPathComponent("cost.sqlite").path,
+        gameMasterKey: String(repeating: "k", count: 32), apns: .simulator, databasePath: directory.appendingPathComponent("cost.sqlite").path,
         databaseURL: options.databaseURL, port: 0, contentDirectory: URL(fileURLWithPath: "Content", isDirectory: true))
     let resources = try await ServerResources.open(configuration)
     let store = resources.store

@@ -302,4 +302,5 @@ struct HealthView: Codable {
     var node: String
     var adventuresHeld: Int
     var liveNodes: Int
+    var apns: APNsEndpointKind
 }

@@ -12,7 +12,7 @@ extension RangersAPI {
             let migrations = try await store.appliedMigrations()
             return try JSONCoding.response(HealthView(
                 status: "ok", migrations: migrations.count, node: store.node, adventuresHeld: adventuresHeld.count,
-                liveNodes: try await store.liveNodes()))
+                liveNodes: try await store.liveNodes(), apns: configuration.apns))
         } catch {
             throw APIError(.serviceUnavailable, "unavailable", "the database does not answer")
         }
@@ -23,6 +23,8 @@ extension RangersAPI {
     func metricsText() async -> Response {
         let factory = PrometheusMetricsFactory(registry: metrics)
         Gauge(label: "rangers_node_info", dimensions: [("node", store.node)], factory: factory).record(1)
+        // 1 on a node whose pushes reach no phone: worth an alert wherever it is not expected.
+        Gauge(label: "rangers_apns_simulator", factory: factory).record(configuration.apns == .simulator ? 1 : 0)
         if let live = try? await store.liveNodes() {
             Gauge(label: "rangers_live_nodes", factory: factory).record(live)
         }

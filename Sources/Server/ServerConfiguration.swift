@@ -39,6 +39,9 @@ public struct ServerConfiguration: Sendable {
     /// for this process, whose links end with it. Never printed.
     public var liveLinkSecret: String?
     public var followers: FollowerSettings
+    /// Where this node's pushes go. It has no default: a node that pushes to a
+    /// simulator reaches no phone, so that is said aloud, never assumed.
+    public var apns: APNsEndpointKind
 
     /// Shorter game-master keys could be guessed; 32 characters of a random
     /// base64 or hex string are well beyond that.
@@ -47,6 +50,7 @@ public struct ServerConfiguration: Sendable {
 
     public init(
         gameMasterKey: String,
+        apns: APNsEndpointKind,
         databasePath: String = SQLiteStore.defaultPath,
         databaseURL: String? = nil,
         nodeID: String? = nil,
@@ -62,6 +66,7 @@ public struct ServerConfiguration: Sendable {
         liveLinkSecret: String? = nil
     ) {
         self.gameMasterKey = gameMasterKey
+        self.apns = apns
         self.databasePath = databasePath
         self.databaseURL = databaseURL
         self.nodeID = nodeID
@@ -161,4 +166,19 @@ public struct InvalidConfiguration: Error, Sendable, CustomStringConvertible {
     public var description: String {
         "invalid configuration:\n" + problems.map { "  \($0)" }.joined(separator: "\n")
     }
+}
+
+/// Which APNs a node sends to, as its operator chose it (`rangers serve --apns`):
+/// `/healthz` and the `rangers_apns_simulator` metric report it.
+public enum APNsEndpointKind: String, Sendable, Codable {
+    /// Apple's development hosts.
+    case sandbox
+    /// Apple's production hosts.
+    case production
+    /// An APNs at a URL the operator gave (`--apns-url`): a proxy of theirs, or
+    /// `rangers apns-sim` in a process of its own.
+    case custom
+    /// The APNs simulator inside this process: pushes are checked and answered,
+    /// and reach no phone. For `rangers demo`, the tests and a developer's desk.
+    case simulator
 }

@@ -57,7 +57,7 @@ struct DemoCommand: AsyncParsableCommand {
         // A fresh game-master key per run: the demo is its only user, so it is never shown.
         let (databasePath, databaseURL) = try database.settings(defaultPath: "rangers-demo.sqlite")
         let configuration = ServerConfiguration(
-            gameMasterKey: DemoScript.randomHex(), databasePath: databasePath, databaseURL: databaseURL, host: "127.0.0.1", port: 0,
+            gameMasterKey: DemoScript.randomHex(), apns: .simulator, databasePath: databasePath, databaseURL: databaseURL, host: "127.0.0.1", port: 0,
             contentDirectory: content.directory, pushPolicy: try PolicyEnvironment.configuration(),
             followers: FollowerSettings(tokenFollowersPerAdventure: max(FollowerSettings().tokenFollowersPerAdventure, followers)))
         var resources: ServerResources

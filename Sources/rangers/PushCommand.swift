@@ -218,8 +218,8 @@ struct APNsConnectionOptions: ParsableArguments {
     @Option(help: "The team id (or $APNS_TEAM_ID).")
     var teamID: String?
 
-    @Option(help: "sandbox or production.")
-    var environment: String = "sandbox"
+    @Option(help: "sandbox or production (or $APNS_ENVIRONMENT; `push` defaults to sandbox, `serve` needs it said).")
+    var environment: String?
 
     @Option(help: "Any APNs base URL instead, e.g. https://127.0.0.1:2197 for `rangers apns-sim`.")
     var apnsURL: String?
@@ -230,7 +230,9 @@ struct APNsConnectionOptions: ParsableArguments {
     @Option(help: "A PEM file of certificates to trust besides the system's (for a private or test endpoint).")
     var caFile: String?
 
-    func client(metrics: any MetricsFactory = MetricsSystem.factory) throws -> APNsClient {
+    /// `defaultEnvironment` is Apple's environment when none is given; nil makes
+    /// one required (unless --apns-url names the endpoint itself).
+    func client(metrics: any MetricsFactory = MetricsSystem.factory, defaultEnvironment: AppleEnvironment? = .sandbox) throws -> APNsClient {
         let env = ProcessInfo.processInfo.environment
         guard let keyFile = keyFile ?? env["APNS_KEY_FILE"] else {
             throw UsageError("no key: pass --key-file or set APNS_KEY_FILE")
@@ -245,7 +247,7 @@ struct APNsConnectionOptions: ParsableArguments {
         } catch {
             throw UsageError("\(error)")
         }
-        let target = try target()
+        let target = try target(defaultEnvironment: defaultEnvironment)
         if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw UsageError("cannot read the CA file \(caFile)")
         }
@@ -258,20 +260,35 @@ struct APNsConnectionOptions: ParsableArguments {
         return APNsClient(environment: target, key: key, transport: transport, metrics: metrics)
     }
 
+    enum AppleEnvironment: String { case sandbox, production }
+
+    /// Apple's environment as --environment or $APNS_ENVIRONMENT name it, else
+    /// `defaultEnvironment`; with --apns-url alone, sandbox (only channel management's default host depends on it).
+    func appleEnvironment(default defaultEnvironment: AppleEnvironment?) throws -> AppleEnvironment {
+        guard let named = environment ?? ProcessInfo.processInfo.environment["APNS_ENVIRONMENT"] else {
+            guard let chosen = defaultEnvironment ?? (apnsURL == nil ? nil : .sandbox) else {
+                throw UsageError("no APNs environment: pass --environment sandbox|production or set APNS_ENVIRONMENT")
+            }
+            return chosen
+        }
+        guard let chosen = AppleEnvironment(rawValue: named) else {
+            throw UsageError("--environment (or APNS_ENVIRONMENT) must be sandbox or production, not '\(named.prefix(40))'")
+        }
+        return chosen
+    }
+
     /// Apple's sandbox or production hosts, or the URLs given (a management URL
     /// alone keeps Apple's push host for --environment).
-    private func target() throws -> APNsEnvironment {
+    private func target(defaultEnvironment: AppleEnvironment?) throws -> APNsEnvironment {
         for (name, value) in [("--apns-url", apnsURL), ("--management-url", managementURL)] {
             guard let value else { continue }
             guard let url = URL(string: value), url.scheme == "https", url.host != nil else {
                 throw UsageError("\(name) must be an https URL, e.g. https://127.0.0.1:2197")
             }
         }
-        let apple: APNsEnvironment
-        switch environment {
-        case "sandbox": apple = .sandbox
-        case "production": apple = .production
-        default: throw UsageError("--environment must be sandbox or production")
+        let apple: APNsEnvironment = switch try appleEnvironment(default: defaultEnvironment) {
+        case .sandbox: .sandbox
+        case .production: .production
         }
         if apnsURL == nil, managementURL == nil { return apple }
         return .custom(apnsURL ?? apple.baseURL, management: managementURL)

@@ -18,9 +18,10 @@ struct ServeCommand: AsyncParsableCommand {
             The game-master key comes from $RANGERS_GAME_MASTER_KEY (at least 32 characters), and the secret \
             live-page links are signed with from $RANGERS_LIVE_LINK_SECRET (at least 32 characters; the same on \
             every node behind one load balancer; without it, links last only as long as this process). \
-            With --apns simulator (the default) pushes go to an APNs simulator started inside \
-            the process, so no Apple account is needed; with --apns apple they go to APNs with \
-            the key from --key-file/--key-id/--team-id (or APNS_KEY_FILE, APNS_KEY_ID, APNS_TEAM_ID).
+            Where pushes go must be said: --apns apple sends them to Apple's APNs with the key from \
+            --key-file/--key-id/--team-id and --environment sandbox|production (or APNS_KEY_FILE, APNS_KEY_ID, \
+            APNS_TEAM_ID, APNS_ENVIRONMENT); --apns simulator answers them from an APNs simulator inside the \
+            process, and they reach no phone (for a developer's desk; `rangers demo` uses it too).
             """
     )
 
@@ -41,14 +42,23 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The app's bundle id (or $RANGERS_BUNDLE_ID).")
     var bundleID: String?
 
-    @Option(help: "Where pushes go: simulator or apple (or $RANGERS_APNS).")
+    @Option(help: "Where pushes go, required: apple or simulator (or $RANGERS_APNS).")
     var apns: String?
 
     @OptionGroup var content: ContentOptions
     @OptionGroup var connection: APNsConnectionOptions
 
+    /// Said when no choice is given: the two there are, on one line.
+    static let noAPNsChoice = "serve needs to be told where pushes go: --apns apple (with --key-file, --key-id, --team-id, "
+        + "--environment) or --apns simulator (pushes reach no phone); or set RANGERS_APNS"
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
+        // Before anything is opened: a node that would push nowhere useful starts no server and makes no database.
+        guard let mode = apns ?? environment["RANGERS_APNS"] else { throw UsageError(Self.noAPNsChoice) }
+        guard mode == "apple" || mode == "simulator" else {
+            throw UsageError("apns: '\(mode.prefix(40))' must be apple or simulator (RANGERS_APNS)")
+        }
         let portText = port.map(String.init) ?? environment["RANGERS_PORT"] ?? "8080"
         guard let port = Int(portText) else { throw UsageError("port: '\(portText)' is not a number (RANGERS_PORT)") }
         var pushToTalk = PushToTalkSettings()
@@ -61,7 +71,7 @@ struct ServeCommand: AsyncParsableCommand {
             throw UsageError("leaseSeconds (--lease-seconds or $RANGERS_LEASE_SECONDS): '\(leaseText)' is not a number")
         }
         let configuration = ServerConfiguration(
-            gameMasterKey: environment["RANGERS_GAME_MASTER_KEY"] ?? "",
+            gameMasterKey: environment["RANGERS_GAME_MASTER_KEY"] ?? "", apns: try endpointKind(mode),
             databasePath: databasePath, databaseURL: databaseURL,
             nodeID: nodeID ?? environment["RANGERS_NODE_ID"], leaseSeconds: lease,
             host: host ?? environment["RANGERS_HOST"] ?? "127.0.0.1",
@@ -78,11 +88,10 @@ struct ServeCommand: AsyncParsableCommand {
             throw UsageError(error)
         }
 
-        let mode = apns ?? environment["RANGERS_APNS"] ?? "simulator"
         let client: APNsClient
         var simulator: APNsSimulator?
-        switch mode {
-        case "simulator":
+        switch configuration.apns {
+        case .simulator:
             let started = try await APNsSimulator.start(APNsSimulatorConfiguration(port: 0))
             let key = APNsSigningKey.generate(keyID: "SIMKEY0001", teamID: "SIMTEAM001").key
             try started.registerProviderKey(key)
@@ -90,12 +99,11 @@ struct ServeCommand: AsyncParsableCommand {
             client = APNsClient(environment: .custom(started.baseURL, management: started.managementBaseURL), key: key, transport: transport,
                                 metrics: resources.metricsFactory)
             simulator = started
-            print("APNs: the built-in simulator at \(started.baseURL)")
-        case "apple":
-            client = try connection.client(metrics: resources.metricsFactory)
+            print("APNs: THE SIMULATOR inside this process at \(started.baseURL): pushes reach no phone "
+                  + "(for Apple's APNs: --apns apple)")
+        case .sandbox, .production, .custom:
+            client = try connection.client(metrics: resources.metricsFactory, defaultEnvironment: nil)
             print("APNs: \(client.environment.baseURL)")
-        default:
-            throw UsageError("apns: '\(mode)' must be simulator or apple (RANGERS_APNS)")
         }
 
         if configuration.liveLinkSecret == nil {
@@ -114,5 +122,13 @@ struct ServeCommand: AsyncParsableCommand {
         await resources.close()
         await client.shutdown()
         try await simulator?.shutdown()
+    }
+
+    /// What `mode` and the connection options name, checked before anything starts.
+    private func endpointKind(_ mode: String) throws -> APNsEndpointKind {
+        guard mode == "apple" else { return .simulator }
+        let environment = try connection.appleEnvironment(default: nil)
+        if connection.apnsURL != nil { return .custom }
+        return environment == .production ? .production : .sandbox
     }
 }

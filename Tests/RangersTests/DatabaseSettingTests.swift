@@ -24,7 +24,7 @@ import Testing
         }
     }
 
-    @Test(arguments: [["serve", "--port", "0"], ["demo"], ["replay", "some-adventure"]])
+    @Test(arguments: [["serve", "--apns", "simulator", "--port", "0"], ["demo"], ["replay", "some-adventure"]])
     func aURLThatDoesNotParseOrAServerThatDoesNotAnswer(command: [String]) async throws {
         try await expectRefused(command, url: "mysql://root:\(Self.password)@localhost/rangers", says: "scheme is 'mysql'")
         try await expectRefused(command, url: "postgres://root:\(Self.password)@localhost", says: "names no database")
@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test(.enabled(if: PostgresTestServer.isAvailable, Comment(rawValue: PostgresTestServer.skipped)),
-          arguments: [["serve", "--port", "0"], ["replay", "some-adventure"]])
+          arguments: [["serve", "--apns", "simulator", "--port", "0"], ["replay", "some-adventure"]])
     func aWrongPasswordOrAMissingDatabase(command: [String]) async throws {
         let port = try await PostgresTestServer.shared.start()
         try await expectRefused(command, url: "postgres://postgres:\(Self.password)@127.0.0.1:\(port)/postgres?sslmode=disable",
@@ -45,7 +45,7 @@ import Testing
     }
 
     @Test func aSQLiteFileAndAPostgreSQLDatabaseAtOnceIsAMistake() async throws {
-        let result = try await RangersProcess.run(["serve", "--db", "x.sqlite", "--database", "postgres://u@h/d"],
+        let result = try await RangersProcess.run(["serve", "--apns", "simulator", "--db", "x.sqlite", "--database", "postgres://u@h/d"],
                                                   environment: ["RANGERS_GAME_MASTER_KEY": Self.gameMasterKey])
         #expect(result.status == 2)
         #expect(result.stderr.contains("pass one of them"))

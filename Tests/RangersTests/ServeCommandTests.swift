@@ -19,19 +19,19 @@ import Vocabulary
 
     @Test func badSettingsAreRefusedByName() async throws {
         let database = scratchDatabase()
-        let short = try await RangersProcess.run(["serve", "--db", database.path, "--port", "0"],
+        let short = try await RangersProcess.run(["serve", "--apns", "simulator", "--db", database.path, "--port", "0"],
                                                  environment: ["RANGERS_GAME_MASTER_KEY": "short"])
         #expect(short.status == 2)
         #expect(short.stderr.contains("gameMasterKey ($RANGERS_GAME_MASTER_KEY): must be at least 32 characters"))
         #expect(!short.stderr.contains("short\n"))
-        let port = try await RangersProcess.run(["serve", "--db", database.path], environment: [
+        let port = try await RangersProcess.run(["serve", "--apns", "simulator", "--db", database.path], environment: [
             "RANGERS_GAME_MASTER_KEY": Self.gameMasterKey, "RANGERS_PORT": "eighty"])
         #expect(port.status == 2)
         #expect(port.stderr.contains("RANGERS_PORT"))
         let mode = try await RangersProcess.run(["serve", "--db", database.path, "--apns", "carrier-pigeon"],
                                                 environment: ["RANGERS_GAME_MASTER_KEY": Self.gameMasterKey])
         #expect(mode.status == 2)
-        #expect(mode.stderr.contains("must be simulator or apple"))
+        #expect(mode.stderr.contains("must be apple or simulator"))
         let key = ["RANGERS_GAME_MASTER_KEY": Self.gameMasterKey]
         for (variable, value, message) in [
             ("RANGERS_CHANNEL_LIMIT", "20000", "followers.channelLimit ($RANGERS_CHANNEL_LIMIT): must be 0…10000"),
@@ -40,12 +40,12 @@ import Vocabulary
             ("RANGERS_CHANNEL_STORAGE", "forever", "RANGERS_CHANNEL_STORAGE: 'forever' must be most-recent or no-storage"),
             ("RANGERS_DELETE_UNKNOWN_CHANNELS", "maybe", "RANGERS_DELETE_UNKNOWN_CHANNELS: 'maybe' must be on or off"),
         ] {
-            let refused = try await RangersProcess.run(["serve", "--db", database.path, "--port", "0"],
+            let refused = try await RangersProcess.run(["serve", "--apns", "simulator", "--db", database.path, "--port", "0"],
                                                        environment: key.merging([variable: value]) { $1 })
             #expect(refused.status == 2, "\(variable)=\(value)")
             #expect(refused.stderr.contains(message), "\(refused.stderr)")
         }
-        let secret = try await RangersProcess.run(["serve", "--db", database.path, "--port", "0"], environment: [
+        let secret = try await RangersProcess.run(["serve", "--apns", "simulator", "--db", database.path, "--port", "0"], environment: [
             "RANGERS_GAME_MASTER_KEY": Self.gameMasterKey, "RANGERS_LIVE_LINK_SECRET": "a-secret-too-short"])
         #expect(secret.status == 2)
         #expect(secret.stderr.contains("liveLinkSecret ($RANGERS_LIVE_LINK_SECRET): must be at least 32 characters"))
@@ -78,6 +78,43 @@ import Vocabulary
         #expect(printed.contains("Listening on"))
         #expect(!printed.contains(secret), "the secret is never printed")
         #expect(!printed.contains("Live-page links: signed with a secret made for this process"))
+    }
+
+    /// A node pushes to Apple's APNs or to the simulator only when told which: without a
+    /// choice it starts nothing and creates no database; the simulator is said aloud.
+    @Test func whereThePushesGoMustBeSaid() async throws {
+        let database = scratchDatabase()
+        let key = ["RANGERS_GAME_MASTER_KEY": Self.gameMasterKey]
+        let none = try await RangersProcess.run(["serve", "--db", database.path, "--port", "0"], environment: key)
+        #expect(none.status == 2)
+        let lines = none.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "one line: \(none.stderr)")
+        #expect(none.stderr.contains("--apns apple") && none.stderr.contains("--apns simulator"), "\(none.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: database.path), "nothing is created")
+        // Apple's APNs needs its environment said too: sandbox tokens fail on production hosts and the reverse.
+        let keyFile = try ScratchFiles.newDirectory().appendingPathComponent("key.p8")
+        let noEnvironment = try await RangersProcess.run(
+            ["serve", "--apns", "apple", "--db", database.path, "--port", "0", "--key-file", keyFile.path, "--key-id", "K",
+             "--team-id", "T"], environment: key)
+        #expect(noEnvironment.status == 2)
+        #expect(noEnvironment.stderr.contains("no APNs environment: pass --environment sandbox|production or set APNS_ENVIRONMENT"))
+        let wrongEnvironment = try await RangersProcess.run(["serve", "--db", database.path, "--port", "0"],
+                                                            environment: key.merging(["RANGERS_APNS": "apple", "APNS_ENVIRONMENT": "staging"]) { $1 })
+        #expect(wrongEnvironment.status == 2)
+        #expect(wrongEnvironment.stderr.contains("must be sandbox or production, not 'staging'"))
+        #expect(!FileManager.default.fileExists(atPath: database.path), "nothing is created")
+
+        let started = try await StoreEngine.sqlite.database()
+        let port = 20_000 + Int.random(in: 0..<20_000)
+        let api = ServerAPI(base: "http://127.0.0.1:\(port)")
+        let log = try ScratchFiles.newDirectory().appendingPathComponent("serve.log")
+        let server = try await ServeProcess.start(database: started, port: port, gameMasterKey: Self.gameMasterKey, api: api,
+                                                  environment: ["RANGERS_APNS": "simulator"], log: log)
+        #expect(try await api.health().apns == .simulator)
+        let (metrics, _) = try await URLSession.shared.data(from: URL(string: api.base + "/metrics")!)
+        #expect(String(decoding: metrics, as: UTF8.self).contains("rangers_apns_simulator 1"))
+        #expect(try await server.terminate() == 0)
+        #expect(try String(contentsOf: log, encoding: .utf8).contains("APNs: THE SIMULATOR inside this process"))
     }
 
     @Test func servesHTTPAndStopsOnSIGTERM() async throws {

@@ -5,7 +5,7 @@ import FoundationNetworking
 import RangersClient
 import StoreTestSupport
 
-/// One `rangers serve` process (with the APNs simulator inside it), started and
+/// One `rangers serve` process (with the APNs simulator inside it unless told otherwise), started and
 /// waited for until it answers `/healthz`.
 struct ServeProcess {
     let process: Process
@@ -22,6 +22,8 @@ struct ServeProcess {
             .merging(extra) { $1 }
         environment["RANGERS_DATABASE_URL"] = nil
         process.arguments = ["serve", "--port", String(port)] + arguments
+        // The simulator inside the process unless the test says where pushes go.
+        if !arguments.contains("--apns"), extra["RANGERS_APNS"] == nil { process.arguments! += ["--apns", "simulator"] }
         switch database.engine {
         case .sqlite: process.arguments! += ["--db", database.location]
         case .postgres: environment["RANGERS_DATABASE_URL"] = database.location

@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct ConfigurationTests {
     private func valid() -> ServerConfiguration {
-        ServerConfiguration(gameMasterKey: TestServer.gameMasterKey, contentDirectory: TestServer.contentDirectory)
+        ServerConfiguration(gameMasterKey: TestServer.gameMasterKey, apns: .simulator, contentDirectory: TestServer.contentDirectory)
     }
 
     @Test func theDefaultsWithAKeyAreValid() {
@@ -81,6 +81,18 @@ import Testing
             #expect(reply.status == 200)
             #expect(reply.json["status"].string == "ok")
             #expect((reply.json["migrations"].int ?? 0) > 0)
+        }
+    }
+
+    /// A node on the simulator says so in `/healthz` and in a metric an operator can alert on;
+    /// one on Apple's APNs says which hosts.
+    @Test(arguments: [APNsEndpointKind.simulator, .production, .sandbox, .custom])
+    func healthAndMetricsSayWherePushesGo(apns: APNsEndpointKind) async throws {
+        let server = try await TestServer(apns: apns)
+        try await server.test { api in
+            #expect(try await api.send(.get, "/healthz").json["apns"].string == apns.rawValue)
+            let metrics = try await api.send(.get, "/metrics").text
+            #expect(metrics.contains("rangers_apns_simulator \(apns == .simulator ? 1 : 0)"), "\(metrics)")
         }
     }
 

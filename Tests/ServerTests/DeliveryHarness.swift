@@ -68,7 +68,7 @@ struct DeliveryHarness: Sendable {
     static func start(_ engine: StoreEngine, followers: FollowerSettings = followerSettings) async throws -> DeliveryHarness {
         let database = try await engine.database()
         let configuration = ServerConfiguration(
-            gameMasterKey: TestServer.gameMasterKey, databasePath: engine == .sqlite ? database.location : "unused.sqlite",
+            gameMasterKey: TestServer.gameMasterKey, apns: .simulator, databasePath: engine == .sqlite ? database.location : "unused.sqlite",
             databaseURL: engine == .postgres ? database.location : nil,
             port: 0, contentDirectory: TestServer.contentDirectory, bundleID: TestServer.bundleID, followers: followers)
         // Just before the end of the start's second: the adventure starts in that

@@ -46,7 +46,7 @@ final class LivePageServer: @unchecked Sendable {
     static func start(policy: PushPolicyConfiguration) async throws -> LivePageServer {
         let database = try await StoreEngine.sqlite.database()
         let configuration = ServerConfiguration(
-            gameMasterKey: TestServer.gameMasterKey, databasePath: database.location, port: 0,
+            gameMasterKey: TestServer.gameMasterKey, apns: .simulator, databasePath: database.location, port: 0,
             contentDirectory: TestServer.contentDirectory, pushPolicy: policy, bundleID: TestServer.bundleID,
             followers: DeliveryHarness.followerSettings, liveLinkSecret: liveLinkSecret)
         let simulator = try await APNsSimulator.start()

@@ -1858,6 +1858,19 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Health/liveNodes`.
             public var liveNodes: Swift.Int
+            /// Where this node's pushes go: Apple's sandbox or production hosts, a URL its operator gave, or the simulator inside the process (pushes reach no phone).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Health/apns`.
+            @frozen public enum ApnsPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case sandbox = "sandbox"
+                case production = "production"
+                case custom = "custom"
+                case simulator = "simulator"
+            }
+            /// Where this node's pushes go: Apple's sandbox or production hosts, a URL its operator gave, or the simulator inside the process (pushes reach no phone).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Health/apns`.
+            public var apns: Components.Schemas.Health.ApnsPayload
             /// Creates a new `Health`.
             ///
             /// - Parameters:
@@ -1866,18 +1879,21 @@ extension Components {
             ///   - node: This node's id (the process among those sharing the store).
             ///   - adventuresHeld: Running adventures this node's ticker holds and plays.
             ///   - liveNodes: Nodes with a live heartbeat on the store, this one included (1 on SQLite).
+            ///   - apns: Where this node's pushes go: Apple's sandbox or production hosts, a URL its operator gave, or the simulator inside the process (pushes reach no phone).
             public init(
                 status: Components.Schemas.Health.StatusPayload,
                 migrations: Swift.Int,
                 node: Swift.String,
                 adventuresHeld: Swift.Int,
-                liveNodes: Swift.Int
+                liveNodes: Swift.Int,
+                apns: Components.Schemas.Health.ApnsPayload
             ) {
                 self.status = status
                 self.migrations = migrations
                 self.node = node
                 self.adventuresHeld = adventuresHeld
                 self.liveNodes = liveNodes
+                self.apns = apns
             }
             public enum CodingKeys: String, CodingKey {
                 case status
@@ -1885,6 +1901,7 @@ extension Components {
                 case node
                 case adventuresHeld
                 case liveNodes
+                case apns
             }
         }
     }
