@@ -37,8 +37,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
         // Tests only: reading openapi.yaml to hold it against the server.
         .package(url: "https://github.com/jpsim/Yams", "5.0.1"..<"7.0.0"),
-        // Tests only: a clock the services' tests move by hand.
-        .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     ],
     targets: [
         // What pushes to Apple devices are addressed with (tokens, push types, topics,
@@ -128,6 +126,7 @@ let package = Package(
             dependencies: [
                 "Vocabulary", "Game", "PushPolicy", "Store",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -163,15 +162,16 @@ let package = Package(
                 "Vocabulary", "Game", "Catalog", "PushPolicy", "APNs", "Store",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        // HTTP routes, auth, configuration, wiring.
+        // HTTP routes, auth, configuration, and the one wiring of the whole application.
         .target(
             name: "Server",
             dependencies: [
-                "Vocabulary", "Game", "Catalog", "Wire", "PushPolicy", "APNs", "Store", "StoreSQLite", "StorePostgres", "LiveView",
-                "Services",
+                "Vocabulary", "Game", "Catalog", "Wire", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Store", "StoreSQLite",
+                "StorePostgres", "LiveView", "Services",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -298,8 +298,8 @@ let package = Package(
             name: "ServicesTests",
             dependencies: [
                 "Vocabulary", "PushVocabulary", "Game", "Catalog", "PushPolicy", "APNs", "Store", "StoreTestSupport", "Services",
-                .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
