@@ -37,6 +37,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
         // Tests only: reading openapi.yaml to hold it against the server.
         .package(url: "https://github.com/jpsim/Yams", "5.0.1"..<"7.0.0"),
+        // Tests only: a clock the services' tests move by hand.
+        .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     ],
     targets: [
         // What pushes to Apple devices are addressed with (tokens, push types, topics,
@@ -153,11 +155,23 @@ let package = Package(
         ),
         // What browser tests share: finding Chromium and driving it over the DevTools protocol.
         .target(name: "BrowserTestSupport", path: "Tests/BrowserTestSupport"),
-        // HTTP routes, auth, the Ticker and Dispatcher services, configuration, wiring.
+        // The long-running parts beside the HTTP API: the ticker, the dispatcher, the followers'
+        // channel keeper, audio retention. Each on the narrow store protocol it uses; no HTTP.
+        .target(
+            name: "Services",
+            dependencies: [
+                "Vocabulary", "Game", "Catalog", "PushPolicy", "APNs", "Store",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // HTTP routes, auth, configuration, wiring.
         .target(
             name: "Server",
             dependencies: [
                 "Vocabulary", "Game", "Catalog", "Wire", "PushPolicy", "APNs", "Store", "StoreSQLite", "StorePostgres", "LiveView",
+                "Services",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -178,8 +192,8 @@ let package = Package(
         .executableTarget(
             name: "rangers",
             dependencies: [
-                "Vocabulary", "Game", "Catalog", "Wire", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Server", "Replay",
-                "Store", "StoreSQLite", "RangersClient",
+                "Vocabulary", "Game", "Catalog", "Wire", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Server", "Services",
+                "Replay", "Store", "StoreSQLite", "RangersClient",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -191,7 +205,7 @@ let package = Package(
         .executableTarget(
             name: "ServerLoadBench",
             dependencies: [
-                "Vocabulary", "Game", "Catalog", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Store", "Server",
+                "Vocabulary", "Game", "Catalog", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Store", "Server", "Services",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -201,7 +215,7 @@ let package = Package(
         .executableTarget(
             name: "TickerCostBench",
             dependencies: [
-                "Vocabulary", "Game", "Catalog", "PushPolicy", "Store", "Server",
+                "Vocabulary", "Game", "Catalog", "PushPolicy", "Store", "Server", "Services",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/TickerCostBench"
@@ -271,12 +285,23 @@ let package = Package(
             name: "ServerTests",
             dependencies: [
                 "Vocabulary", "Game", "Catalog", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Store",
-                "StoreTestSupport", "Server", "Replay", "BrowserTestSupport",
+                "StoreTestSupport", "Server", "Services", "Replay", "BrowserTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        // The services' rules over a real SQLite store, with pushes answered by an in-memory sender.
+        .testTarget(
+            name: "ServicesTests",
+            dependencies: [
+                "Vocabulary", "PushVocabulary", "Game", "Catalog", "PushPolicy", "APNs", "Store", "StoreTestSupport", "Services",
+                .product(name: "Clocks", package: "swift-clocks"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(

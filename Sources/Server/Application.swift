@@ -2,9 +2,10 @@ import Catalog
 import Foundation
 import Hummingbird
 import LiveView
-import PushPolicy
 import Prometheus
+import PushPolicy
 import ServiceLifecycle
+import Services
 import Store
 import Vocabulary
 

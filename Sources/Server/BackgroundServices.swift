@@ -1,6 +1,7 @@
 import APNs
 import Prometheus
 import ServiceLifecycle
+import Services
 
 /// The ticker, the dispatcher, the followers' channel keeper and the audio
 /// retention over the application's store, content and clock, to pass as
@@ -17,7 +18,8 @@ public func backgroundServices(
 ) -> [any Service] {
     [
         AudioRetention(store: resources.store, retention: configuration.pushToTalk.audioRetention, now: resources.now),
-        ChannelKeeper(channels: resources.followerChannels, configuration: configuration, now: resources.now),
+        ChannelKeeper(channels: resources.followerChannels, settings: configuration.followers, bundleID: configuration.bundleID,
+                      policy: configuration.pushPolicy, now: resources.now),
         Dispatcher(store: resources.store, client: apns, channels: resources.followerChannels, settings: dispatcher,
                    now: resources.now, metrics: resources.metricsFactory, health: resources.deliveryHealth),
         Ticker(store: resources.store, content: resources.content, policy: configuration.pushPolicy,

@@ -1,6 +1,7 @@
 import Foundation
 import LiveView
 import PushPolicy
+import Services
 import Store
 import StoreSQLite
 import Vocabulary
@@ -142,19 +143,6 @@ public struct ServerConfiguration: Sendable {
         let problems = problems
         guard problems.isEmpty else { throw InvalidConfiguration(problems: problems) }
     }
-}
-
-public struct ConfigurationProblem: Hashable, Sendable, CustomStringConvertible {
-    /// The setting's name as `ServerConfiguration` spells it.
-    public var setting: String
-    public var message: String
-
-    public init(setting: String, message: String) {
-        self.setting = setting
-        self.message = message
-    }
-
-    public var description: String { "\(setting): \(message)" }
 }
 
 /// Why the server would not start: every bad setting at once, so one edit fixes them all.

@@ -15,10 +15,14 @@ import Vocabulary
 
 /// The whole store: what `rangers serve` runs on.
 public protocol RangersStore: PlayerStore, PartyStore, TokenStore, AdventureStore, TickStore, OutboxStore,
-    WalkieTalkieStore, ReplayStore, FollowerStore, Sendable
+    WalkieTalkieStore, ReplayStore, FollowerStore, NodeStore, Sendable
 {
     /// The schema versions this store has applied, oldest first (for `/healthz`).
     func appliedMigrations() async throws -> [String]
+}
+
+/// The processes that share the store.
+public protocol NodeStore: Sendable {
     /// This process among those that share the store: its claims and leases carry it.
     var node: String { get }
     /// The processes using the store now, this one included: always 1 for a store

@@ -7,6 +7,7 @@ import Game
 import Logging
 import Server
 import ServiceLifecycle
+import Services
 
 /// `rangers demo`: the whole product in one command for someone who has just cloned
 /// the repository. The server runs in this process with its APNs simulator; three

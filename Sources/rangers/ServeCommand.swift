@@ -5,6 +5,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Server
+import Services
 import Vocabulary
 
 /// `rangers serve`: the HTTP API, the ticker and the dispatcher in one process.

@@ -7,6 +7,7 @@ import HummingbirdTesting
 import Logging
 import Server
 import ServiceLifecycle
+import Services
 import Store
 import StoreTestSupport
 import Testing

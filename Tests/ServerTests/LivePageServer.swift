@@ -12,6 +12,7 @@ import ServiceLifecycle
 import Store
 import StoreTestSupport
 import Vocabulary
+import Services
 
 /// What `rangers serve` runs (the HTTP API, the ticker, the dispatcher) in this
 /// process on a real port that a browser reaches, over a SQLite file, pushing to

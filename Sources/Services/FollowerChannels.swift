@@ -2,7 +2,6 @@ import APNs
 import Foundation
 import Logging
 import Metrics
-import ServiceLifecycle
 import Store
 import Vocabulary
 
@@ -15,14 +14,14 @@ import Vocabulary
 /// once, to hand its id out) and the `ChannelKeeper` (retries, deletes, sweeps).
 /// The channel side of the APNs client is given once it exists (`use(_:)`).
 public final class FollowerChannels: @unchecked Sendable {
-    private let store: any RangersStore
+    private let store: any FollowerStore
     private let now: @Sendable () -> Date
     private let metrics: any MetricsFactory
     private let logger = Logger(label: "rangers.follower-channels")
     private let lock = NSLock()
     private var sender: (any BroadcastChannelSender)?
 
-    public init(store: any RangersStore, now: @escaping @Sendable () -> Date, metrics: any MetricsFactory) {
+    public init(store: any FollowerStore, now: @escaping @Sendable () -> Date, metrics: any MetricsFactory) {
         self.store = store
         self.now = now
         self.metrics = metrics
@@ -175,83 +174,6 @@ public final class FollowerChannels: @unchecked Sendable {
     }
 }
 
-/// Looks after the followers' channels on every node: makes those followers want
-/// that nobody is making (a failed attempt's retry, a maker that stopped, room
-/// again under the limit), deletes those whose adventure's end was sent and
-/// dismissed, and at start and then every half `unknownChannelGrace` deletes the
-/// app's channels that no node knows (see `FollowerChannels.unknownChannels`).
-public struct ChannelKeeper: Service {
-    private let channels: FollowerChannels
-    private let configuration: ServerConfiguration
-    private let now: @Sendable () -> Date
-    private let logger = Logger(label: "rangers.channel-keeper")
-
-    public init(channels: FollowerChannels, configuration: ServerConfiguration, now: @escaping @Sendable () -> Date = Date.init) {
-        self.channels = channels
-        self.configuration = configuration
-        self.now = now
-    }
-
-    public func run() async throws {
-        var sweeper = Sweeper(grace: configuration.followers.unknownChannelGrace.seconds)
-        while !Task.isShuttingDownGracefully, !Task.isCancelled {
-            do {
-                try await pass(&sweeper)
-            } catch is CancellationError {
-                break
-            } catch {
-                logger.error("channel keeper pass failed", metadata: ["error": "\(error)"])
-            }
-            do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: configuration.followers.keeperInterval) }
-            } catch {
-                break
-            }
-        }
-    }
-
-    /// One look: make, delete, and sweep when it is time.
-    func pass(_ sweeper: inout Sweeper) async throws {
-        let settings = configuration.followers
-        try await channels.makeWanted(bundleID: configuration.bundleID, channelLimit: settings.channelLimit)
-        let second = Int(now().timeIntervalSince1970)
-        try await channels.deleteDone(endedBy: configuration.pushPolicy.latestEndDismissed(by: second),
-                                      bundleID: configuration.bundleID)
-        guard settings.deletesUnknownChannels, sweeper.isDue(at: now()) else { return }
-        guard let unknown = try await channels.unknownChannels(bundleID: configuration.bundleID) else { return }
-        for channel in sweeper.toDelete(unknown, at: now()) {
-            _ = await channels.deleteUnknown(channel, bundleID: configuration.bundleID)
-        }
-    }
-
-    /// When to sweep and which unknown channels are old enough to delete.
-    struct Sweeper {
-        let grace: TimeInterval
-        private var lastSweep: Date?
-        /// Unknown channels seen while another was being made, with when first seen.
-        private var suspects: [BroadcastChannelID: Date] = [:]
-
-        init(grace: TimeInterval) { self.grace = grace }
-
-        func isDue(at now: Date) -> Bool { lastSweep.map { now.timeIntervalSince($0) >= grace / 2 } ?? true }
-
-        mutating func toDelete(_ unknown: FollowerChannels.Unknown, at now: Date) -> Set<BroadcastChannelID> {
-            lastSweep = now
-            suspects = suspects.filter { unknown.suspect.contains($0.key) }
-            var delete = unknown.deletable
-            for channel in unknown.suspect {
-                if let first = suspects[channel] {
-                    if now.timeIntervalSince(first) >= grace { delete.insert(channel) }
-                } else {
-                    suspects[channel] = now
-                }
-            }
-            for channel in delete { suspects[channel] = nil }
-            return delete
-        }
-    }
-}
-
 extension Duration {
-    var seconds: TimeInterval { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+    public var seconds: TimeInterval { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -58,24 +58,26 @@ public struct Dispatcher: Service {
         }
     }
 
-    private let store: any RangersStore
+    private let store: any OutboxStore & NodeStore
     private let client: any PushSender
     /// Where broadcasts to followers' channels go; without one they are refused.
     private let channels: FollowerChannels?
     private let settings: Settings
     private let now: @Sendable () -> Date
+    private let clock: ServiceClock
     private let logger: Logger
     private let metrics: any MetricsFactory
     private let health: DeliveryHealth
 
-    public init(store: any RangersStore, client: any PushSender, channels: FollowerChannels? = nil, settings: Settings = Settings(),
-                now: @escaping @Sendable () -> Date = Date.init, logger: Logger = Logger(label: "rangers.dispatcher"),
+    public init(store: any OutboxStore & NodeStore, client: any PushSender, channels: FollowerChannels? = nil, settings: Settings = Settings(),
+                now: @escaping @Sendable () -> Date = Date.init, clock: ServiceClock = .continuous, logger: Logger = Logger(label: "rangers.dispatcher"),
                 metrics: any MetricsFactory = MetricsSystem.factory, health: DeliveryHealth = DeliveryHealth()) {
         self.store = store
         self.client = client
         self.channels = channels
         self.settings = settings
         self.now = now
+        self.clock = clock
         self.logger = logger
         self.metrics = metrics
         self.health = health
@@ -88,13 +90,13 @@ public struct Dispatcher: Service {
 
     public func run() async throws {
         try await recoverInterruptedSends()
-        var lastRecovery = ContinuousClock.now
+        var lastRecovery = clock.now
 
         try await withThrowingTaskGroup(of: Event.self) { group in
             var inFlight = 0
             var timerRunning = false
             var answers: [PushResult] = []
-            var drainDeadline: ContinuousClock.Instant?
+            var drainDeadline: Duration?
             // Draining where other nodes share the outbox: they send what is
             // pending, so this one only finishes what it has claimed.
             var leavingTheRestToOthers = false
@@ -108,14 +110,14 @@ public struct Dispatcher: Service {
 
             while true {
                 if drainDeadline == nil, Task.isShuttingDownGracefully {
-                    drainDeadline = .now + settings.drainTime
+                    drainDeadline = clock.now + settings.drainTime
                     health.stopping(at: now())
                     leavingTheRestToOthers = ((try? await store.liveNodes()) ?? 1) > 1
                     logger.info(leavingTheRestToOthers ? "finishing the pushes this node claimed before stopping"
                                                        : "draining the outbox before stopping")
                 }
                 if let deadline = drainDeadline {
-                    if ContinuousClock.now >= deadline {
+                    if clock.now >= deadline {
                         let left = (try? await store.pendingOutboxCount()) ?? -1
                         logger.warning("stopping with pushes still unsent", metadata: ["count": "\(left)"])
                         // Unanswered sends stay `sending` and go again at the next start.
@@ -159,7 +161,7 @@ public struct Dispatcher: Service {
                     let wait = inFlight == 0 && !storeFailed
                         ? ((try? await idleWait()) ?? settings.idleWait) : settings.idleWait
                     group.addTask {
-                        try? await Task.sleep(for: wait)
+                        try? await clock.sleep(for: wait)
                         return .timer
                     }
                 }
@@ -168,8 +170,8 @@ public struct Dispatcher: Service {
                 case .timer:
                     timerRunning = false
                     writeDue = true
-                    if drainDeadline == nil, ContinuousClock.now - lastRecovery >= settings.abandonedClaimCheck {
-                        lastRecovery = .now
+                    if drainDeadline == nil, clock.now - lastRecovery >= settings.abandonedClaimCheck {
+                        lastRecovery = clock.now
                         do { try await recoverInterruptedSends() } catch {
                             logger.error("cannot recover abandoned pushes", metadata: ["error": "\(error)"])
                         }

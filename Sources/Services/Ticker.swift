@@ -51,7 +51,7 @@ public struct Ticker: Service {
         }
     }
 
-    private let store: any RangersStore
+    private let store: any TickStore
     private let content: LoadedContent
     private let policy: PushPolicyConfiguration
     /// The app's bundle id: the pushes' topics derive from it.
@@ -60,14 +60,15 @@ public struct Ticker: Service {
     private let leaveChannelPushes: Bool
     private let settings: Settings
     private let now: @Sendable () -> Date
+    private let clock: ServiceClock
     private let logger: Logger
     private let metrics: any MetricsFactory
     private let running = RunningAdventures()
     private let held: AdventuresHeld
 
-    public init(store: any RangersStore, content: LoadedContent, policy: PushPolicyConfiguration, bundleID: String,
+    public init(store: any TickStore, content: LoadedContent, policy: PushPolicyConfiguration, bundleID: String,
                 leaveChannelPushes: Bool = true, settings: Settings = Settings(), now: @escaping @Sendable () -> Date = Date.init,
-                logger: Logger = Logger(label: "rangers.ticker"), metrics: any MetricsFactory = MetricsSystem.factory,
+                clock: ServiceClock = .continuous, logger: Logger = Logger(label: "rangers.ticker"), metrics: any MetricsFactory = MetricsSystem.factory,
                 held: AdventuresHeld = AdventuresHeld()) {
         self.store = store
         self.content = content
@@ -76,6 +77,7 @@ public struct Ticker: Service {
         self.leaveChannelPushes = leaveChannelPushes
         self.settings = settings
         self.now = now
+        self.clock = clock
         self.logger = logger
         self.metrics = metrics
         self.held = held
@@ -92,7 +94,7 @@ public struct Ticker: Service {
             while !Task.isShuttingDownGracefully, !Task.isCancelled {
                 let readAt: Date
                 do {
-                    let passStarted = ContinuousClock.now
+                    let passStarted = clock.now
                     try await renewLeases()
                     let next = try await computeBatch(skipping: storing)
                     storing = []
@@ -105,7 +107,7 @@ public struct Ticker: Service {
                     }
                     if next.records.count >= settings.batchSize { continue }
                     if !next.records.isEmpty {
-                        try await cancelWhenGracefulShutdown { try await Task.sleep(until: passStarted + settings.gatherInterval) }
+                        try await cancelWhenGracefulShutdown { try await clock.sleep(until: passStarted + settings.gatherInterval) }
                         continue
                     }
                     readAt = next.at
@@ -119,7 +121,7 @@ public struct Ticker: Service {
                 }
                 let wait = await waitBeforeNextPass(after: readAt)
                 do {
-                    try await cancelWhenGracefulShutdown { try await Task.sleep(for: wait) }
+                    try await cancelWhenGracefulShutdown { try await clock.sleep(for: wait) }
                 } catch {
                     break
                 }
