@@ -1,7 +1,7 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// Module layout: see README "Modules". Each module has one job and its own tests.
+// Module layout: see README "Modules" (with where to look for each rule). Each module has one job and its own tests.
 let package = Package(
     name: "EmojiRangers",
     // iOS 16.1: the first with ActivityKit's push updates, for an app that uses `Wire` and `RangersClient`.
@@ -10,11 +10,11 @@ let package = Package(
         .executable(name: "rangers", targets: ["rangers"]),
         // The libraries are static rather than automatic: `swift build --product` builds an automatic
         // library's package whole, a static one alone (CI checks that each does); an app links them as it would.
-        // The HTTP API's client, generated from Sources/Server/openapi.yaml (README "The generated client").
+        // The HTTP API's client, generated from Sources/Server/openapi.yaml (docs/libraries.md, "The generated client").
         .library(name: "RangersClient", type: .static, targets: ["RangersClient"]),
-        // The Live Activity's types exactly as the server encodes them, for the app (README "Using the types in your app").
+        // The Live Activity's types exactly as the server encodes them, for the app (docs/libraries.md, "Using the types in your app").
         .library(name: "Wire", type: .static, targets: ["Wire"]),
-        // Live Activity pushes over HTTP/2 for any Swift server (README "Sending pushes from your own server").
+        // Live Activity pushes over HTTP/2 for any Swift server (docs/libraries.md, "Sending pushes from your own server").
         .library(name: "APNs", type: .static, targets: ["APNs", "APNsCurl"]),
     ],
     dependencies: [
@@ -248,7 +248,7 @@ let package = Package(
             name: "RangersClientTests",
             dependencies: ["RangersClient", .product(name: "Crypto", package: "swift-crypto")]
         ),
-        // README's examples, as files that import only the library products, and the APNs simulator they are run against.
+        // The examples in docs/libraries.md, as files that import only the library products, and the APNs simulator they are run against.
         .testTarget(name: "ReadmeExampleTests", dependencies: ["Wire", "APNs", "APNsCurl", "RangersClient", "APNsSimulator"]),
         .testTarget(name: "APNsCurlTests", dependencies: ["APNs", "APNsCurl", "APNsSimulator", "CCurl", "PushVocabulary"]),
         .testTarget(

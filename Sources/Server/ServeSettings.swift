@@ -62,10 +62,10 @@ public enum ServeSettings {
         meaning: "the SQLite file (created with its schema)")
     public static let databaseURL = ServeSetting(
         name: "databaseURL", flag: "database", variable: "RANGERS_DATABASE_URL", shownDefault: "—",
-        meaning: "a PostgreSQL database instead (see [storage](docs/storage.md)); the environment keeps the password out of the process list")
+        meaning: "a PostgreSQL database instead (see [storage](docs/storage.md#storage)); the environment keeps the password out of the process list")
     public static let nodeID = ServeSetting(
         name: "nodeID", flag: "node-id", variable: "RANGERS_NODE_ID", shownDefault: "generated",
-        meaning: "this node's id among those sharing a PostgreSQL database")
+        meaning: "this node's id among those sharing a PostgreSQL database (see [running several nodes](docs/storage.md#running-several-nodes))")
     public static let leaseSeconds = ServeSetting(
         name: "leaseSeconds", flag: "lease-seconds", variable: "RANGERS_LEASE_SECONDS", shownDefault: "`\(defaultLeaseSeconds)`",
         meaning: "how long a node's heartbeat and its leases on adventures last without renewal "
@@ -89,11 +89,11 @@ public enum ServeSettings {
         meaning: "how long walkie-talkie audio is kept (seconds, or `45m`, `24h`; at least a minute)")
     public static let liveLinkSecret = ServeSetting(
         name: "liveLinkSecret", flag: nil, variable: "RANGERS_LIVE_LINK_SECRET", shownDefault: "made for the process",
-        meaning: "the secret live-page links are signed with, 32+ characters, the same on every node behind one load balancer "
+        meaning: "the secret [live-page links](docs/api.md#watching-an-adventure-the-live-page) are signed with, 32+ characters, the same on every node behind one load balancer "
             + "(environment only, never printed); without it links stop working when the process stops")
     public static let tokenFollowersPerAdventure = ServeSetting(
         name: "followers.tokenFollowersPerAdventure", flag: nil, variable: "RANGERS_TOKEN_FOLLOWERS_PER_ADVENTURE", shownDefault: "`20`",
-        meaning: "followers per adventure whose app cannot listen on a broadcast channel (before iOS 18); more get 409")
+        meaning: "followers per adventure whose app cannot listen on a broadcast channel (before iOS 18); more get 409 (see [followers](docs/api.md#followers))")
     public static let channelLimit = ServeSetting(
         name: "followers.channelLimit", flag: nil, variable: "RANGERS_CHANNEL_LIMIT", shownDefault: "`10000`",
         meaning: "broadcast channels the app may have at once, counted over every node (0…10,000, Apple's limit per app and "
