@@ -34,6 +34,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong(ServeSettings.drainSeconds.flag!), help: ArgumentHelp(ServeSettings.drainSeconds))
     var drainSeconds: String?
 
+    @Option(name: .customLong(ServeSettings.requestDeadline.flag!), help: ArgumentHelp(ServeSettings.requestDeadline))
+    var requestDeadlineSeconds: String?
+
     @Option(name: .customLong(ServeSettings.host.flag!), help: ArgumentHelp(ServeSettings.host))
     var host: String?
 
@@ -65,7 +68,7 @@ struct ServeCommand: AsyncParsableCommand {
             pushToTalk.audioRetention = .seconds(try DurationText.seconds(parsing: retention))
         }
         let (databasePath, databaseURL) = try database.settings(defaultPath: ServeSettings.defaultDatabasePath)
-        let configuration = ServerConfiguration(
+        var configuration = ServerConfiguration(
             gameMasterKey: ServeSettings.gameMasterKey.value(flag: nil) ?? "", apns: try endpointKind(mode),
             databasePath: databasePath, databaseURL: databaseURL,
             nodeID: ServeSettings.nodeID.value(flag: nodeID),
@@ -79,6 +82,9 @@ struct ServeCommand: AsyncParsableCommand {
             liveLinkSecret: ServeSettings.liveLinkSecret.value(flag: nil),
             dispatcher: Dispatcher.Settings(drainTime: .seconds(
                 try Self.number(ServeSettings.drainSeconds, flag: drainSeconds) ?? ServeSettings.defaultDrainSeconds)))
+        if let seconds = try Self.number(ServeSettings.requestDeadline, flag: requestDeadlineSeconds) {
+            configuration.requestDeadline = .seconds(seconds)
+        }
         let resources: ServerResources
         do {
             resources = try await ServerResources.open(configuration)
@@ -101,7 +107,7 @@ struct ServeCommand: AsyncParsableCommand {
             print("Live-page links: signed with a secret made for this process (they stop working when it stops); "
                   + "set RANGERS_LIVE_LINK_SECRET to keep them across restarts and nodes")
         }
-        let app = try buildApplication(configuration, resources: resources, apns: apns, onListening: { port in
+        let app = try buildApplication(configuration, resources: resources, apns: apns, onListening: { [configuration] port in
             print("Listening on http://\(configuration.host):\(port) (database \(configuration.store), node \(resources.store.node))")
             fflush(nil)
         })
