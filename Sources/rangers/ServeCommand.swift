@@ -113,10 +113,10 @@ struct ServeCommand: AsyncParsableCommand {
         })
         // The drain has its deadline; this bounds everything else a stop waits for
         // (requests in flight, the last commit), so a node whose database is gone still exits.
-        var stopping = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint],
-                                                 logger: Logger(label: "rangers"))
-        stopping.maximumGracefulShutdownDuration = configuration.dispatcher.drainTime + .seconds(5)
-        stopping.maximumCancellationDuration = .seconds(5)
+        let drain = configuration.dispatcher.drainTime
+        var stopping = ServiceGroupConfiguration(services: [app, StopDeadline(limit: drain + .seconds(10))],
+                                                 gracefulShutdownSignals: [.sigterm, .sigint], logger: Logger(label: "rangers"))
+        stopping.maximumGracefulShutdownDuration = drain + .seconds(5)
         var left: PushesLeftUnsent?
         do {
             try await ServiceGroup(configuration: stopping).run()
@@ -147,5 +147,28 @@ struct ServeCommand: AsyncParsableCommand {
         let environment = try connection.appleEnvironment(default: nil)
         if connection.endpointURL != nil { return .custom }
         return environment == .production ? .production : .sandbox
+    }
+}
+
+/// Ends the process when a stop outlives `limit`: a query waiting for a database
+/// that is gone may ignore cancellation, and an orchestrator would kill the node
+/// anyway. Last in the group, so it hears of the stop first, and it only starts
+/// the clock: the stop itself goes on.
+struct StopDeadline: Service {
+    let limit: Duration
+
+    func run() async throws {
+        do {
+            try await gracefulShutdown()
+        } catch {
+            return
+        }
+        let limit = limit
+        Thread.detachNewThread {
+            Thread.sleep(forTimeInterval: Double(limit.components.seconds))
+            FileHandle.standardError.write(Data(("rangers serve: the stop outlived its \(limit.components.seconds) s (the database does not "
+                + "answer); exiting: the pushes this node held go back to pending once its claims expire\n").utf8))
+            exit(1)
+        }
     }
 }

@@ -75,6 +75,42 @@ extension ClusterTests {
         }
     }
 
+    /// SIGTERM, and PostgreSQL gone a moment later: the node's drain keeps its
+    /// deadline, it exits within it (not 20 minutes later), saying how many pushes
+    /// it left if it left any, and says the database's trouble once, not four times
+    /// a second.
+    @Test func aNodeStoppingWhileItsDatabaseGoesAwayExitsWithinItsDrain() async throws {
+        let server = PostgresTestServer()
+        let database = TestDatabase(engine: .postgres, location: try await server.freshDatabaseURL())
+        let port = try PostgresTestServer.freePort()
+        let api = ServerAPI(base: "http://127.0.0.1:\(port)")
+        let log = try ScratchFiles.newDirectory().appendingPathComponent("serve.log")
+        let node = try await ServeProcess.start(database: database, port: port, gameMasterKey: Cluster.gameMasterKey, api: api,
+                                                arguments: ["--drain-seconds", "3", "--lease-seconds", "3"], log: log)
+        for index in 0..<3 {
+            _ = try await AdventureChecks.start(through: api, gameMasterKey: Cluster.gameMasterKey, label: "d\(index)",
+                                                seed: 200 + index, timeLimit: 60)
+        }
+        try await Task.sleep(for: .seconds(3))
+        node.process.terminate()
+        try await server.crash()
+        let stopped = ContinuousClock.now
+        while node.process.isRunning, ContinuousClock.now - stopped < .seconds(30) { try await Task.sleep(for: .milliseconds(50)) }
+        let took = ContinuousClock.now - stopped
+        if node.process.isRunning { node.kill() }
+        try await server.restart()
+        let printed = try String(contentsOf: log, encoding: .utf8)
+        #expect(took < .seconds(3 + 10 + 3), "exited \(took) after SIGTERM; the drain is 3 s, the stop's deadline 13 s")
+        #expect(node.process.terminationReason == .exit && [0, 1].contains(node.process.terminationStatus),
+                "\(node.process.terminationReason) \(node.process.terminationStatus)")
+        if node.process.terminationStatus == 1 {
+            #expect(printed.contains("go back to pending once") && printed.contains("claims expire"), "\(printed.suffix(2000))")
+        }
+        let complaints = printed.split(separator: "\n").filter { $0.contains("cannot record answers and claim pushes") }
+        #expect(complaints.count <= 2, "said once per change of state, not at every try: \(complaints.count) lines")
+        print("stopping while the database goes away: exited \(node.process.terminationStatus) after \(took)")
+    }
+
     private struct Answer {
         var status: Int
         var retryAfter: String?
