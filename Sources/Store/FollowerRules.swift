@@ -46,10 +46,21 @@ public enum FollowerRules {
     public static func checkPushToStartDevice(_ device: DeviceID, owner: PlayerID?, validToken: Bool,
                                               player: PlayerID) throws(StoreError) {
         guard let owner else { throw .notFound("device", id: device.rawValue) }
-        guard owner == player else { throw .forbidden("device \(device) belongs to another player") }
+        guard owner == player else { throw .deviceOfAnotherPlayer(device) }
         guard validToken else {
             throw .conflict("device \(device) has no valid push-to-start token; register one (PUT /v1/devices/\(device)/push-to-start-token) first")
         }
+    }
+
+    /// The channel id APNs answered a make with, as the store keeps it.
+    public static func checkMadeChannel(_ apnsID: BroadcastChannelID) throws(StoreError) {
+        guard apnsID.isWellFormed else { throw .invalid(InvalidBroadcastChannelID(text: apnsID.rawValue).description) }
+    }
+
+    /// A make's answer whose claim no longer holds: taken over by another maker,
+    /// or run out.
+    public static func claimLost(_ creation: ChannelCreation) -> StoreError {
+        .conflict("followers' channel \(creation.channel) is no longer being made by this claim")
     }
 
     /// What to do with an adventure's channel for a language when a follower asks for it.
