@@ -1,0 +1,69 @@
+import Foundation
+import PushPolicy
+import Store
+import Testing
+import Vocabulary
+
+@Suite struct WalkieTalkieRulesTests {
+    private let now = Date(timeIntervalSince1970: 1_000)
+
+    private func upload(_ speaker: PlayerID = ada, milliseconds: Int = 1_500, audio: Data = Data([1])) -> NewTransmission {
+        NewTransmission(id: "t1", channel: "c1", speaker: speaker, contentType: "audio/aac",
+                        durationMilliseconds: milliseconds, audio: audio)
+    }
+
+    private func listener(_ player: PlayerID) -> ChannelMember {
+        ChannelMember(id: ChannelMemberID("m-\(player)"), channel: "c1", player: player, status: .joined, joinedAt: now)
+    }
+
+    @Test func anUploadHasAudioAndADuration() {
+        #expect(refusal { try WalkieTalkieRules.checkUpload(upload()) } == nil)
+        #expect(refusal { try WalkieTalkieRules.checkUpload(upload(milliseconds: 0)) }
+            == .invalid("a transmission has audio and a positive duration"))
+        #expect(refusal { try WalkieTalkieRules.checkUpload(upload(audio: Data())) }
+            == .invalid("a transmission has audio and a positive duration"))
+    }
+
+    @Test func onlyMembersUseTheChannelAndNoOneJoinsAClosedOne() throws {
+        #expect(try WalkieTalkieRules.member(hero: panda) == panda)
+        #expect(refusal { try WalkieTalkieRules.member(hero: nil) } == .forbidden("only members of the party can use its channel"))
+        #expect(refusal { try WalkieTalkieRules.checkJoin("c1", closedAt: nil) } == nil)
+        #expect(refusal { try WalkieTalkieRules.checkJoin("c1", closedAt: now) } == .conflict("channel c1 is closed"))
+    }
+
+    @Test func aTransmissionHoldsTheChannelForItsLengthAndReachesTheOtherListeners() throws {
+        let listeners = [listener(ada), listener(bo), listener(cy)]
+        let sent = try WalkieTalkieRules.transmit(upload(), at: now, channelClosed: false, listeners: listeners,
+                                                  speakingNow: [ada])
+        #expect(sent.speakingUntil == now.addingTimeInterval(1.5))
+        #expect(sent.recipients.map(\.player) == [bo, cy])
+    }
+
+    @Test func aTransmissionIsRefusedOnAClosedChannelByANonListenerOrOverAnotherSpeaker() {
+        let listeners = [listener(ada), listener(bo)]
+        func refusal(closed: Bool = false, speaker: PlayerID = ada, speakingNow: [PlayerID] = []) -> WalkieTalkiePolicy.Refusal? {
+            do {
+                _ = try WalkieTalkieRules.transmit(upload(speaker), at: now, channelClosed: closed, listeners: listeners,
+                                                   speakingNow: speakingNow)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(refusal(closed: true) == .channelClosed)
+        #expect(refusal(speaker: cy) == .notListening)
+        #expect(refusal(speakingNow: [bo]) == .someoneElseIsSpeaking(bo))
+    }
+}
+
+@Suite struct OutboxRulesTests {
+    @Test func anAnswerIsRecordedOnceWhileSentByTheStoreThatClaimedIt() {
+        let push = OutboxID(7)
+        #expect(OutboxRules.answerRefusal(push, state: "sending", holder: "node-a", claimant: "node-a") == nil)
+        #expect(OutboxRules.answerRefusal(push, state: nil, holder: nil, claimant: "node-a") == .notFound("outbox row", id: "7"))
+        #expect(OutboxRules.answerRefusal(push, state: "delivered", holder: "node-a", claimant: "node-a")
+            == .conflict("outbox row 7 is delivered, not sending; its answer was recorded already or it was never claimed"))
+        #expect(OutboxRules.answerRefusal(push, state: "sending", holder: "node-b", claimant: "node-a")
+            == .conflict("outbox row 7 was claimed again after this claim was taken for abandoned"))
+    }
+}
