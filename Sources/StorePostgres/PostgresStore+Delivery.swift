@@ -20,15 +20,11 @@ extension PostgresStore {
         var answered: Set<Int64> = []
         let refusals: [StoreError?] = results.map { result in
             let id = result.push.id
-            guard let (state, holder) = rows[id.rawValue] else { return .notFound("outbox row", id: id.description) }
-            guard state == OutboxState.sending.rawValue, answered.insert(id.rawValue).inserted else {
-                return .conflict("outbox row \(id) is \(answered.contains(id.rawValue) ? "answered" : state), not sending; "
-                    + "its answer was recorded already or it was never claimed")
-            }
-            guard holder == node else {
-                return .conflict("outbox row \(id) was claimed again after this claim was taken for abandoned")
-            }
-            return nil
+            let row = rows[id.rawValue]
+            // A second answer to one push in the same batch finds it answered by the first.
+            let answeredAlready = answered.contains(id.rawValue)
+            if row?.0 == OutboxState.sending.rawValue { answered.insert(id.rawValue) }
+            return OutboxRules.answerRefusal(id, state: answeredAlready ? "answered" : row?.0, holder: row?.1, claimant: node)
         }
         let recorded = zip(results, refusals).filter { $0.1 == nil }.map(\.0)
         guard !recorded.isEmpty else { return refusals }

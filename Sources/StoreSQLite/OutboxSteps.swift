@@ -57,18 +57,13 @@ extension SQLiteStore {
         try db.execute(sql: "UPDATE outbox SET state = 'dropped', outcome = ? WHERE id = ?", arguments: [reason, id])
     }
 
-    /// A push's answer can be recorded once, only while it is being sent, and only
-    /// by the store that claimed it: one whose claim was recovered lost it.
+    /// Refused unless the push is being sent by this store (`OutboxRules.answerRefusal`).
     static func requireSending(_ push: ClaimedPush, by claimant: String, _ db: Database) throws {
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT state, claimedBy FROM outbox WHERE id = ?"),
-                                         arguments: [push.id.rawValue])
-        else { throw StoreError.notFound("outbox row", id: push.id.description) }
-        let state: String = row[0], holder: String? = row[1]
-        guard state == OutboxState.sending.rawValue else {
-            throw StoreError.conflict("outbox row \(push.id) is \(state), not sending; its answer was recorded already or it was never claimed")
-        }
-        guard holder == claimant else {
-            throw StoreError.conflict("outbox row \(push.id) was claimed again after this claim was taken for abandoned")
+        let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT state, claimedBy FROM outbox WHERE id = ?"),
+                                   arguments: [push.id.rawValue])
+        let state: String? = row?[0], holder: String? = row.flatMap { $0[1] }
+        if let refusal = OutboxRules.answerRefusal(push.id, state: state, holder: holder, claimant: claimant) {
+            throw refusal
         }
     }
 
