@@ -121,7 +121,7 @@ extension PostgresStore {
             SELECT \(unescaped: Self.channelColumns) FROM follower_channel
             WHERE adventure = \(adventure.rawValue) AND language = \(language) FOR UPDATE
             """, logger: logger).decodeFirst(ChannelColumns.self)
-        let state = try current.map { try Self.channelState($0.1) }
+        let state = try current.map { try StoredValues.channelState($0.1) }
         let step = FollowerRules.channelStep(
             state: state, apnsID: current?.2.map { BroadcastChannelID($0) }, claimantIsAlive: current?.3 ?? false,
             nextAttemptAt: current?.4, inUse: try await channelsInUse(connection), limit: request.channelLimit, now: now)
@@ -168,9 +168,7 @@ extension PostgresStore {
     private func claim(_ row: ChannelColumns, adventure: AdventureID, language: String, at now: Date,
                        _ connection: PostgresConnection) async throws -> ChannelCreation {
         let attempt = row.6 + 1
-        guard let storagePolicy = MessageStoragePolicy(rawValue: row.5) else {
-            throw StoreError.corrupt("storage policy \(row.5) of followers' channel \(row.0)")
-        }
+        let storagePolicy = try StoredValues.storagePolicy(row.5, ofFollowersChannel: row.0)
         try await connection.query("""
             UPDATE follower_channel SET state = 'creating', claimed_by = \(node), attempt = \(attempt), apns_channel_id = NULL,
                 deleted_at = NULL, next_attempt_at = \(now + FollowerRules.claimTimeout)
@@ -186,11 +184,6 @@ extension PostgresStore {
                                    logger: logger).decodeOne(Int.self)
     }
 
-    private static func channelState(_ stored: String) throws -> FollowerChannelState {
-        guard let state = FollowerChannelState(rawValue: stored) else { throw StoreError.corrupt("followers' channel state '\(stored)'") }
-        return state
-    }
-
     public func unfollow(_ adventure: AdventureID, player: PlayerID, at now: Date) async throws {
         try await transaction { connection in
             _ = try await requireAdventure(adventure, lock: "", connection)
@@ -199,7 +192,7 @@ extension PostgresStore {
                 WHERE adventure = \(adventure.rawValue) AND player = \(player.rawValue) AND status = 'following'
                 RETURNING player
                 """, logger: logger).decodeFirst(String.self)
-            guard left != nil else { throw StoreError.notFound("follower of adventure \(adventure)", id: player.rawValue) }
+            guard left != nil else { throw StoreError.notFollowing(adventure, player: player) }
             try await connection.query("""
                 UPDATE live_activity SET status = 'ended'
                 WHERE adventure = \(adventure.rawValue) AND player = \(player.rawValue) AND hero_id IS NULL AND status = 'active'
@@ -211,9 +204,7 @@ extension PostgresStore {
     private static let followerColumns = "adventure, player, delivery, language, device, status, followed_at"
 
     private static func follower(_ row: FollowerColumns) throws -> Follower {
-        guard let delivery = FollowerDelivery(rawValue: row.2), let status = FollowerStatus(rawValue: row.5) else {
-            throw StoreError.corrupt("follower \(row.1) of adventure \(row.0)")
-        }
+        let (delivery, status) = try StoredValues.follower(delivery: row.2, status: row.5, player: row.1, adventure: row.0)
         return Follower(adventure: AdventureID(row.0), player: PlayerID(row.1), delivery: delivery, language: row.3,
                         device: row.4.map { DeviceID($0) }, status: status, followedAt: row.6)
     }
@@ -232,11 +223,9 @@ extension PostgresStore {
     private static let storedChannelColumns = "id, adventure, language, state, apns_channel_id, storage_policy, ledger, note"
 
     private static func followerChannel(_ row: StoredChannelColumns) throws -> FollowerChannel {
-        guard let storagePolicy = MessageStoragePolicy(rawValue: row.5) else {
-            throw StoreError.corrupt("storage policy \(row.5) of followers' channel \(row.0)")
-        }
+        let storagePolicy = try StoredValues.storagePolicy(row.5, ofFollowersChannel: row.0)
         return FollowerChannel(id: FollowerChannelID(row.0), adventure: AdventureID(row.1), language: row.2,
-                               state: try channelState(row.3), apnsID: row.4.map { BroadcastChannelID($0) },
+                               state: try StoredValues.channelState(row.3), apnsID: row.4.map { BroadcastChannelID($0) },
                                storagePolicy: storagePolicy, ledger: try ledger(row.6), note: row.7)
     }
 
@@ -271,7 +260,7 @@ extension PostgresStore {
             var inUse = try await channelsInUse(connection)
             var taken: [ChannelCreation] = []
             for candidate in candidates where taken.count < limit {
-                let state = try Self.channelState(candidate.1)
+                let state = try StoredValues.channelState(candidate.1)
                 // A claim of a node that still beats is that node's to finish, until it runs out.
                 if state == .creating, candidate.3, candidate.4 > now { continue }
                 guard candidate.9 else {
@@ -292,7 +281,7 @@ extension PostgresStore {
     }
 
     public func channelCreated(_ creation: ChannelCreation, as apnsID: BroadcastChannelID, at now: Date) async throws -> FollowerChannel {
-        guard apnsID.isWellFormed else { throw StoreError.invalid(InvalidBroadcastChannelID(text: apnsID.rawValue).description) }
+        try FollowerRules.checkMadeChannel(apnsID)
         return try await transaction { connection in
             // Only while this claim holds: one taken over (this node was taken for
             // stopped) has another maker now, and this channel is the caller's to delete.
@@ -303,7 +292,7 @@ extension PostgresStore {
                   AND attempt = \(creation.attempt)
                 RETURNING \(unescaped: Self.storedChannelColumns)
                 """, logger: logger).decodeFirst(StoredChannelColumns.self)
-            else { throw StoreError.conflict("followers' channel \(creation.channel) is no longer being made by this claim") }
+            else { throw FollowerRules.claimLost(creation) }
             try await connection.query("""
                 UPDATE adventure SET has_follower_channels = true WHERE id = \(creation.adventure.rawValue) AND NOT has_follower_channels
                 """, logger: logger)
@@ -318,7 +307,7 @@ extension PostgresStore {
             RETURNING id
             """, logger: logger).decodeFirst(String.self)
         guard changed != nil else {
-            throw StoreError.conflict("followers' channel \(creation.channel) is no longer being made by this claim")
+            throw FollowerRules.claimLost(creation)
         }
     }
 

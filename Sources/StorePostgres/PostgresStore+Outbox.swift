@@ -194,9 +194,9 @@ extension PostgresStore {
                                String, String?, Int, Date)
 
     static func entry(_ row: OutboxColumns) throws -> OutboxEntry {
-        let (id, adventure, kind, target, pushType, topic, priority, expiration, payload, reason, hasAlert, isEnd, supersedable,
+        let (id, adventure, kind, target, pushType, topic, storedPriority, expiration, payload, reason, hasAlert, isEnd, supersedable,
              tick, state, outcome, attempts, createdAt) = row
-        guard let priority = Priority(rawValue: priority) else { throw StoreError.corrupt("priority \(priority) of outbox row \(id)") }
+        let priority = try StoredValues.priority(storedPriority, ofOutboxRow: id)
         guard let state = OutboxState(rawValue: state) else { throw StoreError.corrupt("state '\(state)' of outbox row \(id)") }
         let message = OutboxMessage(target: try PushTarget(kind: kind, id: target), pushType: try Self.pushType(pushType),
                                     topic: Topic(rawValue: topic), priority: priority, expiration: expiration, payload: payload,
@@ -205,10 +205,7 @@ extension PostgresStore {
                            state: state, outcome: outcome, attempts: attempts, createdAt: createdAt)
     }
 
-    static func pushType(_ stored: String) throws -> PushType {
-        guard let type = PushType(rawValue: stored) else { throw StoreError.corrupt("push type '\(stored)' of outbox row") }
-        return type
-    }
+    static func pushType(_ stored: String) throws -> PushType { try StoredValues.pushType(stored) }
 
     func outboxEntries(of adventure: AdventureID, _ connection: PostgresConnection) async throws -> [OutboxEntry] {
         try await connection.query("""

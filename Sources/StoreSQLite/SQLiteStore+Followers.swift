@@ -79,7 +79,7 @@ extension SQLiteStore {
             SELECT id, state, apnsChannelID, claimedBy, nextAttemptAt, storagePolicy, attempt FROM followerChannel
             WHERE adventure = ? AND language = ?
             """, arguments: [adventure.rawValue, language])
-        let state = try row.map { try channelState($0[1]) }
+        let state = try row.map { try StoredValues.channelState($0[1]) }
         let step = FollowerRules.channelStep(
             state: state, apnsID: (row?[2] as String?).map { BroadcastChannelID($0) }, claimantIsAlive: (row?[3] as String?) == claimant,
             nextAttemptAt: row?[4], inUse: try channelsInUse(db), limit: request.channelLimit, now: now)
@@ -126,10 +126,7 @@ extension SQLiteStore {
                               at now: Date, _ db: Database) throws -> ChannelCreation {
         let id = FollowerChannelID(row[0] as String)
         let attempt = (row[6] as Int) + 1
-        let policy: Int = row[5]
-        guard let storagePolicy = MessageStoragePolicy(rawValue: policy) else {
-            throw StoreError.corrupt("storage policy \(policy) of followers' channel \(id)")
-        }
+        let storagePolicy = try StoredValues.storagePolicy(row[5], ofFollowersChannel: id.rawValue)
         try db.execute(sql: """
             UPDATE followerChannel SET state = 'creating', claimedBy = ?, attempt = ?, apnsChannelID = NULL, deletedAt = NULL,
                 nextAttemptAt = ?
@@ -142,18 +139,13 @@ extension SQLiteStore {
         try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM followerChannel WHERE state = 'creating' OR state = 'open'") ?? 0
     }
 
-    private static func channelState(_ stored: String) throws -> FollowerChannelState {
-        guard let state = FollowerChannelState(rawValue: stored) else { throw StoreError.corrupt("followers' channel state '\(stored)'") }
-        return state
-    }
-
     public func unfollow(_ adventure: AdventureID, player: PlayerID, at now: Date) async throws {
         try await write { db in
             _ = try Self.requireAdventure(adventure, db)
             try db.execute(sql: """
                 UPDATE follower SET status = 'left', leftAt = ? WHERE adventure = ? AND player = ? AND status = 'following'
                 """, arguments: [now, adventure.rawValue, player.rawValue])
-            guard db.changedRows else { throw StoreError.notFound("follower of adventure \(adventure)", id: player.rawValue) }
+            guard db.changedRows else { throw StoreError.notFollowing(adventure, player: player) }
             try db.execute(sql: """
                 UPDATE liveActivity SET status = 'ended' WHERE adventure = ? AND player = ? AND heroID IS NULL AND status = 'active'
                 """, arguments: [adventure.rawValue, player.rawValue])
@@ -177,9 +169,7 @@ extension SQLiteStore {
     }
 
     private static func follower(_ row: Row) throws -> Follower {
-        guard let delivery = FollowerDelivery(rawValue: row[2]), let status = FollowerStatus(rawValue: row[5]) else {
-            throw StoreError.corrupt("follower \(row[1] as String) of adventure \(row[0] as String)")
-        }
+        let (delivery, status) = try StoredValues.follower(delivery: row[2], status: row[5], player: row[1], adventure: row[0])
         return Follower(adventure: AdventureID(row[0] as String), player: PlayerID(row[1] as String), delivery: delivery,
                         language: row[3], device: (row[4] as String?).map(DeviceID.init), status: status, followedAt: row[6])
     }
@@ -195,12 +185,9 @@ extension SQLiteStore {
     }
 
     private static func followerChannel(_ row: Row) throws -> FollowerChannel {
-        let policy: Int = row[5]
-        guard let storagePolicy = MessageStoragePolicy(rawValue: policy) else {
-            throw StoreError.corrupt("storage policy \(policy) of followers' channel \(row[0] as String)")
-        }
+        let storagePolicy = try StoredValues.storagePolicy(row[5], ofFollowersChannel: row[0])
         return FollowerChannel(id: FollowerChannelID(row[0] as String), adventure: AdventureID(row[1] as String),
-                               language: row[2], state: try channelState(row[3]),
+                               language: row[2], state: try StoredValues.channelState(row[3]),
                                apnsID: (row[4] as String?).map { BroadcastChannelID($0) }, storagePolicy: storagePolicy,
                                ledger: try ledger(row[6]), note: row[7])
     }
@@ -222,7 +209,7 @@ extension SQLiteStore {
             var inUse = try Self.channelsInUse(db)
             var taken: [ChannelCreation] = []
             for row in candidates where taken.count < limit {
-                let state = try Self.channelState(row[1])
+                let state = try StoredValues.channelState(row[1])
                 // A claim of this store's that has not run out is being made here now.
                 // (The query only returns creating rows whose claim ran out or whose maker stopped.)
                 if state == .creating, (row[3] as String?) == claimant, (row[4] as Date) > now { continue }
@@ -244,14 +231,14 @@ extension SQLiteStore {
     }
 
     public func channelCreated(_ creation: ChannelCreation, as apnsID: BroadcastChannelID, at now: Date) async throws -> FollowerChannel {
-        guard apnsID.isWellFormed else { throw StoreError.invalid(InvalidBroadcastChannelID(text: apnsID.rawValue).description) }
+        try FollowerRules.checkMadeChannel(apnsID)
         return try await write { [claimant] db in
             try db.execute(sql: """
                 UPDATE followerChannel SET state = 'open', apnsChannelID = ?, claimedBy = NULL, openedAt = ?, note = NULL
                 WHERE id = ? AND state = 'creating' AND claimedBy = ? AND attempt = ?
                 """, arguments: [apnsID.rawValue, now, creation.channel.rawValue, claimant, creation.attempt])
             guard db.changedRows else {
-                throw StoreError.conflict("followers' channel \(creation.channel) is no longer being made by this claim")
+                throw FollowerRules.claimLost(creation)
             }
             try db.execute(sql: "UPDATE adventure SET hasFollowerChannels = 1 WHERE id = ?", arguments: [creation.adventure.rawValue])
             return try Self.followerChannel(Row.fetchOne(db, sql: """
@@ -267,7 +254,7 @@ extension SQLiteStore {
                 WHERE id = ? AND state = 'creating' AND claimedBy = ? AND attempt = ?
                 """, arguments: [retryAt, reason, creation.channel.rawValue, claimant, creation.attempt])
             guard db.changedRows else {
-                throw StoreError.conflict("followers' channel \(creation.channel) is no longer being made by this claim")
+                throw FollowerRules.claimLost(creation)
             }
         }
     }

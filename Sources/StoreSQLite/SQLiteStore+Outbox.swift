@@ -79,8 +79,7 @@ extension SQLiteStore {
             adventure = (row[1] as String?).map(AdventureID.init)
             tick = row[2]
             attempts = row[3]
-            let priority: Int = row[8]
-            guard let known = Priority(rawValue: priority) else { throw StoreError.corrupt("priority \(priority) of outbox row \(id)") }
+            let known = try StoredValues.priority(row[8], ofOutboxRow: id)
             message = OutboxMessage(target: try PushTarget(kind: row[4], id: row[5]), pushType: try OutboxRow.pushType(row[6]),
                                     topic: Topic(rawValue: row[7]), priority: known, expiration: row[9], payload: row[10],
                                     reason: row[11], hasAlert: row[12], isEnd: row[13], supersedable: row[14])
