@@ -118,6 +118,38 @@ extension PostgresStore {
 
     // MARK: - Shared steps
 
+    /// Tells the given players (nil: everyone) listening on the party's channel to
+    /// leave: those the push can reach get it; the others are marked as gone.
+    func sendOffChannel(party: PartyID, players: [PlayerID]?, at now: Date,
+                        _ leaveChannelPush: (ChannelMember) -> OutboxMessage?, _ connection: PostgresConnection) async throws {
+        guard let channel = try await connection.query("SELECT id FROM channel WHERE party = \(party.rawValue)", logger: logger)
+            .decodeFirst(String.self) else { return }
+        var pushes: [QueuedMessage] = []
+        for member in try await listeners(of: ChannelID(channel), connection) where players?.contains(member.player) ?? true {
+            if let message = leaveChannelPush(member) {
+                pushes.append(QueuedMessage(message: message))
+            } else {
+                try await connection.query("""
+                    UPDATE channel_member SET status = 'left', token = NULL, left_at = \(now) WHERE id = \(member.id.rawValue)
+                    """, logger: logger)
+            }
+        }
+        try await enqueue(pushes, at: now, connection)
+    }
+
+    /// Members listening (joined, with a valid token), in the order they joined.
+    func listeners(of channel: ChannelID, _ connection: PostgresConnection) async throws -> [ChannelMember] {
+        try await connection.query("""
+            SELECT id, player, status, token, joined_at FROM channel_member
+            WHERE channel = \(channel.rawValue) AND status = 'joined' AND token IS NOT NULL AND token_invalid_at IS NULL
+            ORDER BY joined_at, id
+            """, logger: logger).decodeAll((String, String, String, String?, Date).self).map { id, player, status, token, joinedAt in
+            ChannelMember(id: ChannelMemberID(id), channel: channel, player: PlayerID(player),
+                          status: ChannelMemberStatus(rawValue: status) ?? .left, token: token.map(PushToken.init(stored:)),
+                          joinedAt: joinedAt)
+        }
+    }
+
     private func transmission(_ id: TransmissionID, _ connection: PostgresConnection) async throws -> Transmission {
         guard let row = try await connection.query("""
             SELECT channel, speaker, hero_id, content_type, duration_milliseconds, byte_count, created_at, speaking_until, audio

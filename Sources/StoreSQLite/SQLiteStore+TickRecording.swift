@@ -108,27 +108,4 @@ extension SQLiteStore {
         "INSERT INTO event (adventure, tick, position, event) VALUES "
             + Array(repeating: "(?, ?, ?, ?)", count: count).joined(separator: ", ")
     }
-
-    /// Inserts one outbox row; it supersedes the pushes still waiting for its target
-    /// that the policy marked supersedable. A leave-channel push (an end to a channel member)
-    /// also marks the member as leaving: their token is kept until that push is
-    /// done with, then dropped. `queuedAt` is the instant as stored (`Date.databaseValue`).
-    static func enqueue(_ message: OutboxMessage, adventure: AdventureID?, tick: Int?, at queuedAt: DatabaseValue,
-                        _ db: Database) throws {
-        try supersedeWaitingPushes(to: message.target, db)
-        try db.cachedStatement(sql: """
-            INSERT INTO outbox (adventure, targetKind, targetID, pushType, topic, priority, expiration, payload, reason,
-                                hasAlert, isEnd, supersedable, tick, state, attempts, nextAttemptAt, createdAt)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)
-            """).execute(arguments: [
-                adventure?.rawValue, message.target.kind.rawValue, message.target.id, message.pushType.rawValue, message.topic.rawValue,
-                message.priority.rawValue, message.expiration, message.payload, message.reason, message.hasAlert,
-                message.isEnd, message.supersedable, tick, queuedAt, queuedAt,
-            ])
-        if message.isEnd, case .pushToTalk(let member) = message.target {
-            try db.execute(sql: "UPDATE channelMember SET status = 'leaving', leftAt = ? WHERE id = ? AND status = 'joined'",
-                           arguments: [queuedAt, member.rawValue])
-        }
-    }
 }
-
