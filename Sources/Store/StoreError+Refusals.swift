@@ -26,6 +26,13 @@ extension StoreError {
         .notFound("follower of adventure \(adventure)", id: player.rawValue)
     }
 
+    /// A constraint of the schema refused the write (`malformed`: a check or a
+    /// missing value, so the input was wrong; otherwise a uniqueness or a
+    /// reference, so it contradicts what is stored). `detail` is the database's.
+    public static func refusedBySchema(_ detail: String, malformed: Bool) -> StoreError {
+        malformed ? .invalid("refused by the schema: \(detail)") : .conflict("refused by the schema: \(detail)")
+    }
+
     /// A device id is the app's; another player presenting it is not this device's owner.
     public static func deviceOfAnotherPlayer(_ device: DeviceID) -> StoreError {
         .forbidden("device \(device) belongs to another player")

@@ -53,6 +53,16 @@ public enum TickRules {
         .conflict("adventure \(record.adventure) is at tick \(lastTick); tick \(record.tick) cannot be stored after it")
     }
 
+    /// A budget the tick spent belongs to no activity of its adventure.
+    public static func strangerActivity(_ id: String, of adventure: AdventureID) -> StoreError {
+        .notFound("activity of adventure \(adventure)", id: id)
+    }
+
+    /// A budget the tick spent belongs to no followers' channel of its adventure.
+    public static func strangerFollowersChannel(_ id: String, of adventure: AdventureID) -> StoreError {
+        .notFound("followers' channel of adventure \(adventure)", id: id)
+    }
+
     /// A command the tick applied is no longer waiting in its adventure.
     public static func commandNotWaiting(_ command: CommandID, in adventure: AdventureID) -> StoreError {
         .conflict("command \(command) is not waiting in adventure \(adventure); it may have been applied already")

@@ -79,7 +79,8 @@ extension PostgresStore {
             }
         }
         // Each budget must belong to an activity (or followers' channel) of the tick's adventure.
-        func refuseStrangers(_ ids: (TickRecord) -> [String], in table: StaticString, what: String) async throws {
+        func refuseStrangers(_ ids: (TickRecord) -> [String], in table: StaticString,
+                             _ refusal: (String, AdventureID) -> StoreError) async throws {
             let wanted = batch.flatMap { ids($0.record) }
             guard !wanted.isEmpty else { return }
             var query = PostgresQuery(unsafeSQL: "SELECT id, adventure FROM \(table) WHERE id = ANY($1)")
@@ -88,12 +89,13 @@ extension PostgresStore {
                 .decodeAll((String, String).self))
             for (index, record) in batch where refused[index] == nil {
                 if let stranger = ids(record).sorted().first(where: { owners[$0] != record.adventure.rawValue }) {
-                    refused[index] = .notFound("\(what) of adventure \(record.adventure)", id: stranger)
+                    refused[index] = refusal(stranger, record.adventure)
                 }
             }
         }
-        try await refuseStrangers({ $0.ledgers.keys.map(\.rawValue) }, in: "live_activity", what: "activity")
-        try await refuseStrangers({ $0.channelLedgers.keys.map(\.rawValue) }, in: "follower_channel", what: "followers' channel")
+        try await refuseStrangers({ $0.ledgers.keys.map(\.rawValue) }, in: "live_activity", TickRules.strangerActivity)
+        try await refuseStrangers({ $0.channelLedgers.keys.map(\.rawValue) }, in: "follower_channel",
+                                  TickRules.strangerFollowersChannel)
 
         // The fence (see `recordTicks`).
         let candidates = batch.filter { refused[$0.index] == nil }

@@ -247,8 +247,8 @@ public final class PostgresStore: RangersStore {
         guard let error = error as? PSQLError, let state = error.serverInfo?[.sqlState] else { return error }
         let message = error.serverInfo?[.message] ?? "a constraint failed"
         switch state {
-        case "23505", "23503": return StoreError.conflict("refused by the schema: \(message)")
-        case "23514", "23502": return StoreError.invalid("refused by the schema: \(message)")
+        case "23505", "23503": return StoreError.refusedBySchema(message, malformed: false)
+        case "23514", "23502": return StoreError.refusedBySchema(message, malformed: true)
         default: return error
         }
     }

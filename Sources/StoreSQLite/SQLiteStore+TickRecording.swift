@@ -70,17 +70,13 @@ extension SQLiteStore {
         let updateLedger = try db.cachedStatement(sql: "UPDATE liveActivity SET ledger = ? WHERE id = ? AND adventure = ?")
         for (activity, ledger) in record.ledgers.sorted(by: { $0.key < $1.key }) {
             try updateLedger.execute(arguments: [LedgerJSON.text(of: ledger), activity.rawValue, adventure.rawValue])
-            guard db.changedRows else {
-                throw StoreError.notFound("activity of adventure \(adventure)", id: activity.rawValue)
-            }
+            guard db.changedRows else { throw TickRules.strangerActivity(activity.rawValue, of: adventure) }
         }
         if !record.channelLedgers.isEmpty {
             let updateChannel = try db.cachedStatement(sql: "UPDATE followerChannel SET ledger = ? WHERE id = ? AND adventure = ?")
             for (channel, ledger) in record.channelLedgers.sorted(by: { $0.key < $1.key }) {
                 try updateChannel.execute(arguments: [LedgerJSON.text(of: ledger), channel.rawValue, adventure.rawValue])
-                guard db.changedRows else {
-                    throw StoreError.notFound("followers' channel of adventure \(adventure)", id: channel.rawValue)
-                }
+                guard db.changedRows else { throw TickRules.strangerFollowersChannel(channel.rawValue, of: adventure) }
             }
         }
         return stored

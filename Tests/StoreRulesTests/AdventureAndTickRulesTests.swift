@@ -58,3 +58,12 @@ import Vocabulary
             == .conflict("command 9 is not waiting in adventure a1; it may have been applied already"))
     }
 }
+
+@Suite struct SharedRefusalTests {
+    @Test func aBudgetOfAnotherAdventureAndASchemaRefusalAreWordedOnce() {
+        #expect(TickRules.strangerActivity("act-9", of: "a1") == .notFound("activity of adventure a1", id: "act-9"))
+        #expect(TickRules.strangerFollowersChannel("fc-9", of: "a1") == .notFound("followers' channel of adventure a1", id: "fc-9"))
+        #expect(StoreError.refusedBySchema("CHECK failed", malformed: true) == .invalid("refused by the schema: CHECK failed"))
+        #expect(StoreError.refusedBySchema("UNIQUE failed", malformed: false) == .conflict("refused by the schema: UNIQUE failed"))
+    }
+}
