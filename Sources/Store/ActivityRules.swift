@@ -79,15 +79,9 @@ public enum ActivityRules {
         return true
     }
 
-    /// What the app may report of its activity: that it ended or was dismissed;
-    /// `active` is the server's own starting state.
-    public static func checkReport(_ status: LiveActivityStatus) throws(StoreError) {
-        guard status != .active else { throw .invalid("an activity can be marked ended or dismissed, not active") }
-    }
-
     /// The status to store for a report, or nil to leave it: dismissed is final,
     /// and an ended activity the user then dismisses becomes dismissed.
-    public static func statusAfter(report: LiveActivityStatus, stored: LiveActivityStatus) -> LiveActivityStatus? {
-        stored == .dismissed ? nil : report
+    public static func statusAfter(report: ReportedActivityStatus, stored: LiveActivityStatus) -> LiveActivityStatus? {
+        stored == .dismissed ? nil : report.status
     }
 }

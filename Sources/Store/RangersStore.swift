@@ -78,7 +78,7 @@ public protocol TokenStore: Sendable {
     func rotateToken(activityID: ActivityID, newToken: PushToken, by player: PlayerID, at now: Date) async throws -> LiveActivity
     /// Ended or dismissed (final): nothing more is sent to the activity.
     @discardableResult
-    func markActivity(_ activityID: ActivityID, _ status: LiveActivityStatus, by player: PlayerID) async throws -> LiveActivity
+    func markActivity(_ activityID: ActivityID, _ status: ReportedActivityStatus, by player: PlayerID) async throws -> LiveActivity
     func liveActivity(_ id: ActivityID) async throws -> LiveActivity
     /// Registers or replaces the device's push-to-start token.
     @discardableResult

@@ -8,13 +8,6 @@ import Vocabulary
 /// locks), this says what is refused and what is written; who may talk and who
 /// hears is `WalkieTalkiePolicy`'s.
 public enum WalkieTalkieRules {
-    /// An upload holds audio and lasts some time; anything else is no message.
-    public static func checkUpload(_ new: NewTransmission) throws(StoreError) {
-        guard new.durationMilliseconds > 0, !new.audio.isEmpty else {
-            throw .invalid("a transmission has audio and a positive duration")
-        }
-    }
-
     /// Only the party's members use its channel: `hero` is the player's in the
     /// party, nil when they are not in it.
     public static func member(hero: HeroID?) throws(StoreError) -> HeroID {

@@ -50,9 +50,8 @@ extension PostgresStore {
         }
     }
 
-    public func markActivity(_ activityID: ActivityID, _ status: LiveActivityStatus, by player: PlayerID) async throws -> LiveActivity {
-        try ActivityRules.checkReport(status)
-        return try await transaction { connection in
+    public func markActivity(_ activityID: ActivityID, _ status: ReportedActivityStatus, by player: PlayerID) async throws -> LiveActivity {
+        try await transaction { connection in
             let activity = try await requireActivity(activityID, of: player, connection)
             if let newStatus = ActivityRules.statusAfter(report: status, stored: activity.status) {
                 try await connection.query("""

@@ -73,7 +73,6 @@ extension PostgresStore {
 
     public func recordTransmission(_ new: NewTransmission, at now: Date,
                                    push: @escaping @Sendable (ChannelMember, Transmission) -> OutboxMessage) async throws -> Transmission {
-        try WalkieTalkieRules.checkUpload(new)
         return try await transaction { connection in
             // The channel's row FOR UPDATE: transmissions on one channel take turns,
             // so each sees who is speaking after the one before; two members sending

@@ -58,9 +58,8 @@ extension SQLiteStore {
     /// The app saw its activity end or the user dismissed it: nothing more is sent
     /// to it, and pushes still queued for it are dropped when their turn comes.
     @discardableResult
-    public func markActivity(_ activityID: ActivityID, _ status: LiveActivityStatus, by player: PlayerID) async throws -> LiveActivity {
-        try ActivityRules.checkReport(status)
-        return try await write { db in
+    public func markActivity(_ activityID: ActivityID, _ status: ReportedActivityStatus, by player: PlayerID) async throws -> LiveActivity {
+        try await write { db in
             let row = try Self.requireActivity(activityID, of: player, db)
             if let newStatus = ActivityRules.statusAfter(report: status, stored: row.status) {
                 try db.execute(sql: "UPDATE liveActivity SET status = ? WHERE id = ?",

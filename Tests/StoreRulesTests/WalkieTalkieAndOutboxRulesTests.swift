@@ -7,9 +7,9 @@ import Vocabulary
 @Suite struct WalkieTalkieRulesTests {
     private let now = Date(timeIntervalSince1970: 1_000)
 
-    private func upload(_ speaker: PlayerID = ada, milliseconds: Int = 1_500, audio: Data = Data([1])) -> NewTransmission {
-        NewTransmission(id: "t1", channel: "c1", speaker: speaker, contentType: "audio/aac",
-                        durationMilliseconds: milliseconds, audio: audio)
+    private func upload(_ speaker: PlayerID = ada, milliseconds: Int = 1_500, audio: Data = Data([1])) throws -> NewTransmission {
+        try NewTransmission(id: "t1", channel: "c1", speaker: speaker, contentType: "audio/aac",
+                            durationMilliseconds: milliseconds, audio: audio)
     }
 
     private func listener(_ player: PlayerID) -> ChannelMember {
@@ -17,11 +17,10 @@ import Vocabulary
     }
 
     @Test func anUploadHasAudioAndADuration() {
-        #expect(refusal { try WalkieTalkieRules.checkUpload(upload()) } == nil)
-        #expect(refusal { try WalkieTalkieRules.checkUpload(upload(milliseconds: 0)) }
-            == .invalid("a transmission has audio and a positive duration"))
-        #expect(refusal { try WalkieTalkieRules.checkUpload(upload(audio: Data())) }
-            == .invalid("a transmission has audio and a positive duration"))
+        // Checked as the value is made, before it reaches a store.
+        #expect(refusal { try upload() } == nil)
+        #expect(refusal { try upload(milliseconds: 0) } == .invalid("a transmission has audio and a positive duration"))
+        #expect(refusal { try upload(audio: Data()) } == .invalid("a transmission has audio and a positive duration"))
     }
 
     @Test func onlyMembersUseTheChannelAndNoOneJoinsAClosedOne() throws {
@@ -33,26 +32,28 @@ import Vocabulary
 
     @Test func aTransmissionHoldsTheChannelForItsLengthAndReachesTheOtherListeners() throws {
         let listeners = [listener(ada), listener(bo), listener(cy)]
-        let sent = try WalkieTalkieRules.transmit(upload(), at: now, channelClosed: false, listeners: listeners,
+        let sent = try WalkieTalkieRules.transmit(try upload(), at: now, channelClosed: false, listeners: listeners,
                                                   speakingNow: [ada])
         #expect(sent.speakingUntil == now.addingTimeInterval(1.5))
         #expect(sent.recipients.map(\.player) == [bo, cy])
     }
 
-    @Test func aTransmissionIsRefusedOnAClosedChannelByANonListenerOrOverAnotherSpeaker() {
+    @Test func aTransmissionIsRefusedOnAClosedChannelByANonListenerOrOverAnotherSpeaker() throws {
         let listeners = [listener(ada), listener(bo)]
-        func refusal(closed: Bool = false, speaker: PlayerID = ada, speakingNow: [PlayerID] = []) -> WalkieTalkiePolicy.Refusal? {
+        func refusal(closed: Bool = false, speaker: PlayerID = ada,
+                     speakingNow: [PlayerID] = []) throws -> WalkieTalkiePolicy.Refusal? {
+            let new = try upload(speaker)
             do {
-                _ = try WalkieTalkieRules.transmit(upload(speaker), at: now, channelClosed: closed, listeners: listeners,
+                _ = try WalkieTalkieRules.transmit(new, at: now, channelClosed: closed, listeners: listeners,
                                                    speakingNow: speakingNow)
                 return nil
             } catch {
                 return error
             }
         }
-        #expect(refusal(closed: true) == .channelClosed)
-        #expect(refusal(speaker: cy) == .notListening)
-        #expect(refusal(speakingNow: [bo]) == .someoneElseIsSpeaking(bo))
+        #expect(try refusal(closed: true) == .channelClosed)
+        #expect(try refusal(speaker: cy) == .notListening)
+        #expect(try refusal(speakingNow: [bo]) == .someoneElseIsSpeaking(bo))
     }
 }
 
