@@ -29,7 +29,7 @@ extension PostgresStore {
         let recorded = zip(results, refusals).filter { $0.1 == nil }.map(\.0)
         guard !recorded.isEmpty else { return refusals }
 
-        let settled = recorded.map { Self.settlement(of: $0.outcome) }
+        let settled = recorded.map { OutboxRules.settlement(of: $0.outcome) }
         try await connection.query("""
             UPDATE outbox SET state = t.state, outcome = NULLIF(t.outcome, ''),
                 next_attempt_at = CASE WHEN t.state = 'pending' THEN t.next_attempt_at ELSE outbox.next_attempt_at END
@@ -76,28 +76,6 @@ extension PostgresStore {
         let done = zip(recorded, settled).filter { $0.1.state != .pending }.map(\.0.push.message)
         try await finishLeaving(done.compactMap(Self.leavingMember), connection)
         return refusals
-    }
-
-    private struct Settlement {
-        var state: OutboxState
-        var outcome: String?
-        var nextAttempt: Date?
-        var log: (status: Int?, reason: String?, apnsID: String?, attempts: Int)?
-    }
-
-    private static func settlement(of outcome: PushOutcome) -> Settlement {
-        switch outcome {
-        case .delivered(let apnsID, let status, let attempts):
-            Settlement(state: .sent, log: (status, nil, apnsID, attempts))
-        case .tokenInvalid(let status, let reason, _, let apnsID, let attempts):
-            Settlement(state: .failed, outcome: "token no longer valid: \(reason)", log: (status, reason, apnsID, attempts))
-        case .channelGone(let status, let reason, let apnsID, let attempts):
-            Settlement(state: .failed, outcome: "channel gone: \(reason)", log: (status, reason, apnsID, attempts))
-        case .retryLater(let nextAttempt, let reason):
-            Settlement(state: .pending, outcome: "retrying: \(reason)", nextAttempt: nextAttempt)
-        case .rejected(let status, let reason, let apnsID, let attempts):
-            Settlement(state: .failed, outcome: reason, log: (status, reason, apnsID, attempts))
-        }
     }
 
     /// The token is no longer valid wherever it is the valid one (registered

@@ -68,3 +68,25 @@ import Vocabulary
             == .conflict("outbox row 7 was claimed again after this claim was taken for abandoned"))
     }
 }
+
+@Suite struct SettlementTests {
+    @Test func eachAnswerSettlesItsPushAndLogsWhatAPNsSaid() {
+        let sent = OutboxRules.settlement(of: .delivered(apnsID: "id-1", status: 200, attempts: 2))
+        #expect(sent.state == .sent && sent.outcome == nil && sent.nextAttempt == nil)
+        #expect(sent.log == OutboxRules.LogLine(status: 200, apnsID: "id-1", attempts: 2))
+
+        let invalid = OutboxRules.settlement(of: .tokenInvalid(status: 410, reason: "Unregistered", since: nil))
+        #expect(invalid.state == .failed && invalid.outcome == "token no longer valid: Unregistered")
+        #expect(invalid.log?.reason == "Unregistered")
+
+        let gone = OutboxRules.settlement(of: .channelGone(status: 400, reason: "BadChannelId"))
+        #expect(gone.state == .failed && gone.outcome == "channel gone: BadChannelId")
+
+        let later = Date(timeIntervalSince1970: 60)
+        let retry = OutboxRules.settlement(of: .retryLater(at: later, reason: "TooManyRequests"))
+        #expect(retry == OutboxRules.Settlement(state: .pending, outcome: "retrying: TooManyRequests", nextAttempt: later))
+
+        let rejected = OutboxRules.settlement(of: .rejected(status: 400, reason: "BadTopic"))
+        #expect(rejected.state == .failed && rejected.outcome == "BadTopic" && rejected.log?.status == 400)
+    }
+}
