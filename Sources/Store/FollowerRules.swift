@@ -14,10 +14,11 @@ public enum FollowerRules {
     /// is refused like any taken-over claim's.
     public static let claimTimeout: TimeInterval = 120
 
-    /// A follow of `adventure` with the code the player typed, by a player who is
-    /// (or is not) in its party.
-    public static func checkFollow(code typed: String, of adventure: StoredAdventure,
-                                   playerIsInParty: Bool) throws(StoreError) {
+    /// A follow of `adventure` with the code the player typed, by `player`, who
+    /// is in its party when a member of it now (`isMember`) or in its roster.
+    public static func checkFollow(code typed: String, of adventure: StoredAdventure, by player: PlayerID,
+                                   isMember: Bool) throws(StoreError) {
+        let playerIsInParty = isMember || adventure.setup.party.contains { $0.player == player }
         guard let code = adventure.followCode else {
             throw .forbidden("adventure \(adventure.id) is private: only its party follows it")
         }
@@ -62,6 +63,14 @@ public enum FollowerRules {
     public static func claimLost(_ creation: ChannelCreation) -> StoreError {
         .conflict("followers' channel \(creation.channel) is no longer being made by this claim")
     }
+
+    /// Why a channel waits for the keeper rather than being made at a follow.
+    public static let channelLimitNote = "the app's channel limit is reached"
+
+    /// Whether a follow per token wakes the device with a push-to-start: until the
+    /// follower's activity has registered its token, each follow wakes it again,
+    /// as the last push-to-start may not have arrived.
+    public static func wakesDevice(activityRegistered: Bool) -> Bool { !activityRegistered }
 
     /// What to do with an adventure's channel for a language when a follower asks for it.
     public enum ChannelStep: Hashable, Sendable {

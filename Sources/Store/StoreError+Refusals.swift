@@ -28,9 +28,10 @@ extension StoreError {
 
     /// A constraint of the schema refused the write (`malformed`: a check or a
     /// missing value, so the input was wrong; otherwise a uniqueness or a
-    /// reference, so it contradicts what is stored). `detail` is the database's.
-    public static func refusedBySchema(_ detail: String, malformed: Bool) -> StoreError {
-        malformed ? .invalid("refused by the schema: \(detail)") : .conflict("refused by the schema: \(detail)")
+    /// reference, so it contradicts what is stored). `detail` is the database's, if it gave one.
+    public static func refusedBySchema(_ detail: String?, malformed: Bool) -> StoreError {
+        malformed ? .invalid("refused by the schema: \(detail ?? "a check failed")")
+            : .conflict("refused by the schema: \(detail ?? "a constraint failed")")
     }
 
     /// A device id is the app's; another player presenting it is not this device's owner.

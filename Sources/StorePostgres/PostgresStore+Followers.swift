@@ -24,7 +24,7 @@ extension PostgresStore {
     public func follow(_ request: FollowRequest, at now: Date) async throws -> Following {
         let language = try StoredValueLimits.checkedLocale(request.language)
         if case .pushToStart(let device, _) = request.how {
-            try StoredValueLimits.checkClientID(device.rawValue, kind: "a device id")
+            try StoredValueLimits.checkDeviceID(device)
         }
         return try await transaction { connection in
             // FOR UPDATE for a follow per token: those of one adventure take turns, so
@@ -40,8 +40,7 @@ extension PostgresStore {
             let isMember = try await connection.query("""
                 SELECT 1 FROM membership WHERE party = \(adventure.party.rawValue) AND player = \(request.player.rawValue)
                 """, logger: logger).decodeFirst(Int.self) != nil
-            try FollowerRules.checkFollow(code: request.code, of: adventure,
-                                          playerIsInParty: isMember || adventure.setup.party.contains { $0.player == request.player })
+            try FollowerRules.checkFollow(code: request.code, of: adventure, by: request.player, isMember: isMember)
 
             var device: DeviceID?
             if case .pushToStart(let id, _) = request.how {
@@ -80,17 +79,15 @@ extension PostgresStore {
                 return Following(follower: try Self.follower(follower), adventure: adventure, channel: availability,
                                  wasFollowing: wasFollowing)
             case .pushToStart(let device, let push):
-                // Until the follower's activity has registered its token, each follow
-                // wakes the device again: the last push-to-start may not have arrived.
-                let registered = try await connection.query("""
+                let wakes = FollowerRules.wakesDevice(activityRegistered: try await connection.query("""
                     SELECT 1 FROM live_activity WHERE adventure = \(adventure.id.rawValue) AND player = \(request.player.rawValue)
                     AND hero_id IS NULL AND status = 'active' LIMIT 1
-                    """, logger: logger).decodeFirst(Int.self) != nil
-                if !registered {
+                    """, logger: logger).decodeFirst(Int.self) != nil)
+                if wakes {
                     try await enqueue([QueuedMessage(message: try push(adventure, device), adventure: adventure.id,
                                                      tick: adventure.lastTick)], at: now, connection)
                 }
-                return Following(follower: try Self.follower(follower), adventure: adventure, queuedPushToStart: !registered,
+                return Following(follower: try Self.follower(follower), adventure: adventure, queuedPushToStart: wakes,
                                  wasFollowing: wasFollowing)
             }
         }
@@ -133,7 +130,7 @@ extension PostgresStore {
         case .wait(let retryAt, let limitReached):
             if current == nil {
                 try await insertChannel(adventure: adventure, language: language, policy: request.storagePolicy, state: .wanted,
-                                        nextAttemptAt: retryAt, note: "the app's channel limit is reached", at: now, connection)
+                                        nextAttemptAt: retryAt, note: FollowerRules.channelLimitNote, at: now, connection)
             }
             return .unavailable(retryAt: retryAt, limitReached: limitReached)
         case .claim:

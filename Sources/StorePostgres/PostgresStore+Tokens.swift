@@ -10,7 +10,7 @@ extension PostgresStore {
                                      token: PushToken, frequentUpdates: Bool, locale: String,
                                      at now: Date) async throws -> LiveActivity {
         let locale = try StoredValueLimits.checkedLocale(locale)
-        try StoredValueLimits.checkClientID(activityID.rawValue, kind: "an activity id")
+        try StoredValueLimits.checkActivityID(activityID)
         let registration = ActivityRules.Registration(activity: activityID, player: player, adventure: adventure, hero: hero)
         return try await transaction { connection in
             // FOR SHARE: the adventure cannot end (a tick takes its row FOR UPDATE)
@@ -69,7 +69,7 @@ extension PostgresStore {
     public func registerPushToStartToken(deviceID: DeviceID, player: PlayerID, token: PushToken, locale: String,
                                          at now: Date) async throws -> Device {
         let locale = try StoredValueLimits.checkedLocale(locale)
-        try StoredValueLimits.checkClientID(deviceID.rawValue, kind: "a device id")
+        try StoredValueLimits.checkDeviceID(deviceID)
         return try await transaction { connection in
             try await requirePlayer(player, lock: "FOR SHARE", connection)
             // One statement: the upsert updates only the owner's row, so of two players

@@ -12,15 +12,14 @@ extension SQLiteStore {
     public func follow(_ request: FollowRequest, at now: Date) async throws -> Following {
         let language = try StoredValueLimits.checkedLocale(request.language)
         if case .pushToStart(let device, _) = request.how {
-            try StoredValueLimits.checkClientID(device.rawValue, kind: "a device id")
+            try StoredValueLimits.checkDeviceID(device)
         }
         return try await write { [claimant] db in
             let adventure = try Self.requireAdventure(request.adventure, db).value()
             _ = try Self.requirePlayer(request.player, db)
             let isMember = try Bool.fetchOne(db, sql: "SELECT 1 FROM membership WHERE party = ? AND player = ?",
                                              arguments: [adventure.party.rawValue, request.player.rawValue]) ?? false
-            let inParty = isMember || adventure.setup.party.contains { $0.player == request.player }
-            try FollowerRules.checkFollow(code: request.code, of: adventure, playerIsInParty: inParty)
+            try FollowerRules.checkFollow(code: request.code, of: adventure, by: request.player, isMember: isMember)
 
             let delivery: FollowerDelivery
             var device: DeviceID?
@@ -56,17 +55,14 @@ extension SQLiteStore {
                                                     claimant: claimant, at: now, db)
                 return Following(follower: follower, adventure: adventure, channel: availability, wasFollowing: wasFollowing)
             case .pushToStart(let device, let push):
-                // Until the follower's activity has registered its token, each follow
-                // wakes the device again: the last push-to-start may not have arrived.
-                let registered = try Bool.fetchOne(db, sql: """
+                let wakes = FollowerRules.wakesDevice(activityRegistered: try Bool.fetchOne(db, sql: """
                     SELECT 1 FROM liveActivity WHERE adventure = ? AND player = ? AND heroID IS NULL AND status = 'active'
-                    """, arguments: [adventure.id.rawValue, request.player.rawValue]) ?? false
-                if !registered {
+                    """, arguments: [adventure.id.rawValue, request.player.rawValue]) ?? false)
+                if wakes {
                     try Self.enqueue(try push(adventure, device), adventure: adventure.id, tick: adventure.lastTick,
                                      at: now.databaseValue, db)
                 }
-                return Following(follower: follower, adventure: adventure, queuedPushToStart: !registered,
-                                 wasFollowing: wasFollowing)
+                return Following(follower: follower, adventure: adventure, queuedPushToStart: wakes, wasFollowing: wasFollowing)
             }
         }
     }
@@ -91,7 +87,7 @@ extension SQLiteStore {
         case .wait(let retryAt, let limitReached):
             if row == nil {
                 try insertChannel(adventure: adventure, language: language, policy: request.storagePolicy, state: .wanted,
-                                  claimant: nil, nextAttemptAt: retryAt, note: "the app's channel limit is reached", at: now, db)
+                                  claimant: nil, nextAttemptAt: retryAt, note: FollowerRules.channelLimitNote, at: now, db)
             }
             return .unavailable(retryAt: retryAt, limitReached: limitReached)
         case .claim:

@@ -18,7 +18,7 @@ extension SQLiteStore {
         frequentUpdates: Bool, locale: String, at now: Date
     ) async throws -> LiveActivity {
         let locale = try StoredValueLimits.checkedLocale(locale)
-        try StoredValueLimits.checkClientID(activityID.rawValue, kind: "an activity id")
+        try StoredValueLimits.checkActivityID(activityID)
         let registration = ActivityRules.Registration(activity: activityID, player: player, adventure: adventure, hero: hero)
         return try await write { db in
             let stored = try Self.requireAdventure(adventure, db)
@@ -78,7 +78,7 @@ extension SQLiteStore {
     public func registerPushToStartToken(deviceID: DeviceID, player: PlayerID, token: PushToken, locale: String,
                                          at now: Date) async throws -> Device {
         let locale = try StoredValueLimits.checkedLocale(locale)
-        try StoredValueLimits.checkClientID(deviceID.rawValue, kind: "a device id")
+        try StoredValueLimits.checkDeviceID(deviceID)
         // Every app sends this at each launch: cached statements, not the query
         // interface, which built and prepared the upsert's SQL on every request.
         return try await write { db in

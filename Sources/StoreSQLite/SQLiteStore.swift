@@ -117,9 +117,9 @@ public final class SQLiteStore: RangersStore {
         case let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT:
             switch error.extendedResultCode {
             case .SQLITE_CONSTRAINT_CHECK, .SQLITE_CONSTRAINT_NOTNULL:
-                return StoreError.refusedBySchema(error.message ?? "a check failed", malformed: true)
+                return StoreError.refusedBySchema(error.message, malformed: true)
             default:
-                return StoreError.refusedBySchema(error.message ?? "a constraint failed", malformed: false)
+                return StoreError.refusedBySchema(error.message, malformed: false)
             }
         case is DecodingError:
             return StoreError.corrupt(String(describing: error))
