@@ -106,4 +106,32 @@ public enum FollowerRules {
             return hasRoom ? .claim : .wait(retryAt: now + channelLimitRetry, limitReached: true)
         }
     }
+
+    /// Why a channel the keeper would have made was dropped instead.
+    public static let unwantedNote = "never made: no follower wants it any more"
+
+    /// What the keeper does with a channel waiting to be made (`wanted`, or
+    /// `creating` under a claim that may have lapsed).
+    public enum Creation: Hashable, Sendable {
+        /// Not now: another maker's claim holds, or the app's limit is reached.
+        case leave
+        /// No follower wants it any more: deleted, never made.
+        case drop
+        /// Claimed for the keeper to make now.
+        case claim
+    }
+
+    /// `claimantIsAlive` says whether the process holding a `creating` claim still
+    /// runs, `nextAttemptAt` when the claim runs out; `isWanted` whether a follower
+    /// still follows on it; `inUse` counts the app's channels against `limit`.
+    /// Returns the step and the count once it is taken: a lapsed claim taken over
+    /// counts already, a dropped one no longer does.
+    public static func creation(state: FollowerChannelState, claimantIsAlive: Bool, nextAttemptAt: Date, isWanted: Bool,
+                                inUse: Int, limit: Int, now: Date) -> (step: Creation, inUse: Int) {
+        let creating = state == .creating
+        if creating, claimantIsAlive, nextAttemptAt > now { return (.leave, inUse) }
+        guard isWanted else { return (.drop, creating ? inUse - 1 : inUse) }
+        guard creating || inUse < limit else { return (.leave, inUse) }
+        return (.claim, creating ? inUse : inUse + 1)
+    }
 }

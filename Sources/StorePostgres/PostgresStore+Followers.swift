@@ -257,21 +257,23 @@ extension PostgresStore {
             var inUse = try await channelsInUse(connection)
             var taken: [ChannelCreation] = []
             for candidate in candidates where taken.count < limit {
-                let state = try StoredValues.channelState(candidate.1)
                 // A claim of a node that still beats is that node's to finish, until it runs out.
-                if state == .creating, candidate.3, candidate.4 > now { continue }
-                guard candidate.9 else {
+                let creation = FollowerRules.creation(
+                    state: try StoredValues.channelState(candidate.1), claimantIsAlive: candidate.3, nextAttemptAt: candidate.4,
+                    isWanted: candidate.9, inUse: inUse, limit: channelLimit, now: now)
+                inUse = creation.inUse
+                switch creation.step {
+                case .leave:
+                    continue
+                case .drop:
                     try await connection.query("""
                         UPDATE follower_channel SET state = 'deleted', claimed_by = NULL, deleted_at = \(now),
-                            note = 'never made: no follower wants it any more' WHERE id = \(candidate.0)
+                            note = \(FollowerRules.unwantedNote) WHERE id = \(candidate.0)
                         """, logger: logger)
-                    if state == .creating { inUse -= 1 }
-                    continue
+                case .claim:
+                    let row = (candidate.0, candidate.1, candidate.2, candidate.3, candidate.4, candidate.5, candidate.6)
+                    taken.append(try await claim(row, adventure: AdventureID(candidate.7), language: candidate.8, at: now, connection))
                 }
-                guard state == .creating || inUse < channelLimit else { continue }
-                if state != .creating { inUse += 1 }
-                let row = (candidate.0, candidate.1, candidate.2, candidate.3, candidate.4, candidate.5, candidate.6)
-                taken.append(try await claim(row, adventure: AdventureID(candidate.7), language: candidate.8, at: now, connection))
             }
             return taken
         }

@@ -205,22 +205,22 @@ extension SQLiteStore {
             var inUse = try Self.channelsInUse(db)
             var taken: [ChannelCreation] = []
             for row in candidates where taken.count < limit {
-                let state = try StoredValues.channelState(row[1])
-                // A claim of this store's that has not run out is being made here now.
-                // (The query only returns creating rows whose claim ran out or whose maker stopped.)
-                if state == .creating, (row[3] as String?) == claimant, (row[4] as Date) > now { continue }
-                guard row[9] as Bool else {
-                    try db.execute(sql: """
-                        UPDATE followerChannel SET state = 'deleted', claimedBy = NULL, deletedAt = ?,
-                            note = 'never made: no follower wants it any more' WHERE id = ?
-                        """, arguments: [now, row[0] as String])
-                    if state == .creating { inUse -= 1 }
+                // The store that holds a claim on this file is this one: any other stopped.
+                let creation = FollowerRules.creation(
+                    state: try StoredValues.channelState(row[1]), claimantIsAlive: (row[3] as String?) == claimant,
+                    nextAttemptAt: row[4], isWanted: row[9], inUse: inUse, limit: channelLimit, now: now)
+                inUse = creation.inUse
+                switch creation.step {
+                case .leave:
                     continue
+                case .drop:
+                    try db.execute(sql: """
+                        UPDATE followerChannel SET state = 'deleted', claimedBy = NULL, deletedAt = ?, note = ? WHERE id = ?
+                        """, arguments: [now, FollowerRules.unwantedNote, row[0] as String])
+                case .claim:
+                    taken.append(try Self.claim(row, by: claimant, adventure: AdventureID(row[7] as String), language: row[8],
+                                                at: now, db))
                 }
-                guard state == .creating || inUse < channelLimit else { continue }
-                if state != .creating { inUse += 1 }
-                taken.append(try Self.claim(row, by: claimant, adventure: AdventureID(row[7] as String), language: row[8],
-                                            at: now, db))
             }
             return taken
         }

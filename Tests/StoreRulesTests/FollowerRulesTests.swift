@@ -37,3 +37,30 @@ import Vocabulary
         #expect(!FollowerRules.wakesDevice(activityRegistered: true))
     }
 }
+
+@Suite struct ChannelCreationRulesTests {
+    private let now = Date(timeIntervalSince1970: 1_000)
+
+    private func creation(_ state: FollowerChannelState, alive: Bool = false, runsOutIn seconds: TimeInterval = -1,
+                          wanted: Bool = true, inUse: Int = 0, limit: Int = 2) -> (step: FollowerRules.Creation, inUse: Int) {
+        FollowerRules.creation(state: state, claimantIsAlive: alive, nextAttemptAt: now + seconds, isWanted: wanted,
+                               inUse: inUse, limit: limit, now: now)
+    }
+
+    @Test func aWantedChannelIsClaimedWhileTheLimitHasRoom() {
+        #expect(creation(.wanted, inUse: 1) == (.claim, 2))
+        #expect(creation(.wanted, inUse: 2) == (.leave, 2))
+    }
+
+    @Test func aLapsedClaimIsTakenOverWithoutCountingAgainAndALiveOneIsLeft() {
+        #expect(creation(.creating, alive: true, runsOutIn: 30, inUse: 2) == (.leave, 2))
+        #expect(creation(.creating, alive: true, runsOutIn: -1, inUse: 2) == (.claim, 2))
+        #expect(creation(.creating, alive: false, runsOutIn: 30, inUse: 2) == (.claim, 2))
+    }
+
+    @Test func aChannelNoOneWantsIsDroppedAndNoLongerCounts() {
+        #expect(creation(.creating, wanted: false, inUse: 2) == (.drop, 1))
+        #expect(creation(.wanted, wanted: false, inUse: 2) == (.drop, 2))
+        #expect(FollowerRules.unwantedNote == "never made: no follower wants it any more")
+    }
+}
