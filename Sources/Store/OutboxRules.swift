@@ -1,4 +1,5 @@
 import Foundation
+import PushPolicy
 import Vocabulary
 
 /// What both engines decide the same way when APNs' answer to a push comes back:
@@ -19,6 +20,30 @@ public enum OutboxRules {
             return .conflict("outbox row \(push) was claimed again after this claim was taken for abandoned")
         }
         return nil
+    }
+
+    /// What a claim does with a due push.
+    public enum ClaimStep: Hashable, Sendable {
+        /// It goes nowhere: dropped with `reason` as its outcome. A leave push whose
+        /// member can no longer be reached finishes that member's leaving
+        /// (`finishesLeaving`); an expired one does not.
+        case drop(reason: String, finishesLeaving: Bool)
+        /// Claimed for sending to `destination`.
+        case send(PushDestination)
+    }
+
+    /// A push past its expiration is dropped before its target is looked at;
+    /// otherwise its target's row (`lookup`, read by the engine) says where it goes.
+    public static func claimStep(expiration: Int, at nowSeconds: Int,
+                                 lookup: () throws -> TokenLookup) rethrows -> ClaimStep {
+        if QueuedPushRules.hasExpired(expiration: expiration, at: nowSeconds) {
+            return .drop(reason: QueuedPushRules.expiredReason, finishesLeaving: false)
+        }
+        switch try lookup() {
+        case .unreachable(let reason): return .drop(reason: reason, finishesLeaving: true)
+        case .token(let token): return .send(.device(token))
+        case .channel(let channel): return .send(.channel(channel))
+        }
     }
 
     /// What an answer makes of its push: its state and outcome, when it is tried

@@ -100,20 +100,13 @@ extension PostgresStore {
             var dropped: [(id: Int64, reason: String)] = []
             var leaving: [String] = []
             for entry in live {
-                let lookup = QueuedPushRules.hasExpired(expiration: entry.message.expiration, at: nowSeconds)
-                    ? .unreachable(QueuedPushRules.expiredReason) : tokens(entry.message)
-                switch lookup {
-                case .unreachable(let reason):
+                switch OutboxRules.claimStep(expiration: entry.message.expiration, at: nowSeconds, lookup: { tokens(entry.message) }) {
+                case .drop(let reason, let finishesLeaving):
                     dropped.append((entry.id.rawValue, reason))
-                    if let member = Self.leavingMember(entry.message), reason != QueuedPushRules.expiredReason {
-                        leaving.append(member)
-                    }
-                case .token(let token):
+                    if finishesLeaving, let member = Self.leavingMember(entry.message) { leaving.append(member) }
+                case .send(let destination):
                     claimed.append(ClaimedPush(id: entry.id, adventure: entry.adventure, tick: entry.tick, message: entry.message,
-                                               token: token, attempts: entry.attempts + 1))
-                case .channel(let channel):
-                    claimed.append(ClaimedPush(id: entry.id, adventure: entry.adventure, tick: entry.tick, message: entry.message,
-                                               destination: .channel(channel), attempts: entry.attempts + 1))
+                                               destination: destination, attempts: entry.attempts + 1))
                 }
             }
             if !dropped.isEmpty {

@@ -90,3 +90,17 @@ import Vocabulary
         #expect(rejected.state == .failed && rejected.outcome == "BadTopic" && rejected.log?.status == 400)
     }
 }
+
+@Suite struct ClaimStepTests {
+    @Test func anExpiredPushIsDroppedBeforeItsTargetIsLookedAtAndTheRestGoWhereTheirTargetSays() throws {
+        let token = try PushToken(hex: String(repeating: "ab", count: 32))
+        var lookedAt = false
+        let expired = OutboxRules.claimStep(expiration: 99, at: 100) { lookedAt = true; return .token(token) }
+        #expect(expired == .drop(reason: QueuedPushRules.expiredReason, finishesLeaving: false))
+        #expect(!lookedAt)
+        #expect(OutboxRules.claimStep(expiration: 0, at: 100) { .token(token) } == .send(.device(token)))
+        #expect(OutboxRules.claimStep(expiration: 200, at: 100) { .channel("ch-1") } == .send(.channel("ch-1")))
+        #expect(OutboxRules.claimStep(expiration: 200, at: 100) { .unreachable("the activity is ended") }
+            == .drop(reason: "the activity is ended", finishesLeaving: true))
+    }
+}
