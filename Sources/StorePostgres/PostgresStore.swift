@@ -276,7 +276,7 @@ public final class PostgresStore: RangersStore {
 
 /// A background task that can be started once and stopped from anywhere.
 final class LockedTask: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = NIOLock()
     private var task: Task<Void, Never>?
 
     func start(_ body: @escaping @Sendable () async -> Void) {
