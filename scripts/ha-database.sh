@@ -60,10 +60,11 @@ id postgres >/dev/null 2>&1 || cannot_run "there is no postgres user"
 as_postgres() { if [[ $(id -u) == 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi; }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 now() { date +%s.%N; }
+step() { echo "== [$SECONDS s] $*"; }
 since() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 
 if [[ -z $rangers ]]; then
-    echo "== building rangers"
+    step "building rangers"
     swift build --product rangers >/dev/null 2>&1 || { echo "ha-database: swift build failed" >&2; exit 1; }
     rangers="$(swift build --show-bin-path)/rangers"
 fi
@@ -81,7 +82,7 @@ cleanup() {
     local status=$?
     trap - EXIT INT TERM
     set +e
-    echo "== stopping everything this script started"
+    step "stopping everything this script started"
     local stopping=$SECONDS
     # The nodes give their leases up while the database is still there; Patroni
     # stops PostgreSQL while etcd runs. SIGTERM, then SIGKILL after 15 s.
@@ -119,7 +120,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 timeline() { echo "$1 $2" >> "$folder/timeline"; }
 
-echo "== etcd (one member)"
+step "etcd (one member)"
 etcd_port=$(free_port); etcd_peer=$(free_port)
 etcd --name ha-etcd --data-dir "$folder/etcd" \
     --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \
@@ -214,7 +215,7 @@ start_patroni() {
     fi
     patroni_pids+=($!)
 }
-echo "== Patroni: pg1 (port ${pg_port[pg1]}, REST ${rest_port[pg1]}) and pg2 (port ${pg_port[pg2]}, REST ${rest_port[pg2]})"
+step "Patroni: pg1 (port ${pg_port[pg1]}, REST ${rest_port[pg1]}) and pg2 (port ${pg_port[pg2]}, REST ${rest_port[pg2]})"
 start_patroni pg1
 start_patroni pg2
 first=""
@@ -230,7 +231,7 @@ wait_rest "$second" sync 120 ||
     { tail -30 "$folder/$second.log"; echo "ha-database: $second did not become the synchronous standby" >&2; exit 1; }
 echo "  $second is the synchronous standby"
 
-echo "== HAProxy: one URL, to whichever answers GET /primary with 200 and is out of recovery"
+step "HAProxy: one URL, to whichever answers GET /primary with 200 and is out of recovery"
 db_port=$(free_port)
 cat > "$folder/haproxy.cfg" <<EOF
 global
@@ -265,7 +266,7 @@ echo "  primary through HAProxy: $(psql -c "SELECT inet_server_port() || ', sync
 export RANGERS_DATABASE_URL="postgres://postgres:$superuser_password@127.0.0.1:$db_port/rangers?sslmode=disable"
 export RANGERS_GAME_MASTER_KEY=$(secret)$(secret)
 
-echo "== two nodes on that URL (lease $lease s, pushes to the built-in APNs simulator)"
+step "two nodes on that URL (lease $lease s, pushes to the built-in APNs simulator)"
 declare -A node_pid node_port
 for n in 1 2; do
     node_port[$n]=$(free_port)
@@ -281,7 +282,7 @@ for n in 1 2; do
     echo "  node-$n: $(curl -s "http://127.0.0.1:${node_port[$n]}/healthz")"
 done
 
-echo "== $parties parties start their adventures, through both nodes (1 tick/s, time limit $time_limit)"
+step "$parties parties start their adventures, through both nodes (1 tick/s, time limit $time_limit)"
 python3 - "${node_port[1]}" "${node_port[2]}" "$parties" "$time_limit" > "$folder/adventures" <<'EOF'
 import json, os, sys, urllib.request
 ports, parties, limit = sys.argv[1:3], int(sys.argv[3]), int(sys.argv[4])
@@ -351,7 +352,7 @@ EOF
 prober_pid=$!
 prober_pids+=("$prober_pid")
 
-echo "== waiting until every adventure has stored tick $kill_at_tick"
+step "waiting until every adventure has stored tick $kill_at_tick"
 ids_sql=$(printf "'%s'," "${adventures[@]}"); ids_sql=${ids_sql%,}
 deadline=$((SECONDS + kill_at_tick * 3 + 60))
 until [[ $(psql -c "SELECT count(*) FROM adventure WHERE id IN ($ids_sql) AND last_tick >= $kill_at_tick" rangers 2>/dev/null) == "$parties" ]]; do
@@ -369,7 +370,7 @@ for member in pg1 pg2; do [[ $(rest "$member" primary) == 200 ]] && primary=$mem
 standby=$([[ $primary == pg1 ]] && echo pg2 || echo pg1)
 [[ $(rest "$standby" sync) == 200 ]] || fail "$standby was not the synchronous standby at the kill"
 postmaster=$(head -1 "$folder/$primary/data/postmaster.pid")
-echo "== kill -9 the primary's postmaster: $primary, pid $postmaster ($running_at_kill of $parties adventures running," \
+step "kill -9 the primary's postmaster: $primary, pid $postmaster ($running_at_kill of $parties adventures running," \
     "$(wc -l < "$folder/ticks-before-kill") ticks stored, synchronous_standby_names $sync_names)"
 for n in 1 2; do wc -l < "$folder/node-$n.log" > "$folder/node-$n.lines-at-kill"; done
 kill -KILL "$postmaster"
@@ -398,7 +399,7 @@ while ((SECONDS < deadline)); do
 done
 [[ -n $reachable_at ]] && timeline "$reachable_at" "a new connection through HAProxy reaches a primary (port $(psql -c "SELECT inet_server_port()" rangers))"
 
-echo "== waiting for every adventure to end"
+step "waiting for every adventure to end"
 deadline=$((SECONDS + time_limit * 2 + 90))
 until [[ $(psql -c "SELECT count(*) FROM adventure WHERE id IN ($ids_sql) AND status <> 'running'" rangers 2>/dev/null) == "$parties" ]]; do
     ((SECONDS < deadline)) || { fail "not every adventure ended in time"; break; }
@@ -414,7 +415,7 @@ done
 touch "$folder/stop-prober"
 wait "$prober_pid" 2>/dev/null || true
 
-echo "== the outcome"
+step "the outcome"
 # 1. Both nodes up the whole time: the processes started at the beginning still run.
 for n in 1 2; do
     if kill -0 "${node_pid[$n]}" 2>/dev/null && curl -sf "http://127.0.0.1:${node_port[$n]}/healthz" >/dev/null; then
@@ -499,10 +500,10 @@ done < <(psql -F ' ' -c "SELECT extract(epoch FROM max(t.stored_at)), a.id, a.st
 [[ -n $rejoined_at ]] && timeline "$rejoined_at" "$primary is back, a standby of $standby"
 [[ -n $rejoined_at ]] || echo "  ($primary did not come back as a standby within 30 s of the adventures' end: see $primary.log)"
 
-echo "== timeline (seconds from the kill)"
+step "timeline (seconds from the kill)"
 sort -n "$folder/timeline" | while read -r at what; do printf '  %+8.2f  %s\n' "$(since "$killed_at" "$at")" "$what"; done
 
-echo "== what the nodes did while the primary was gone"
+step "what the nodes did while the primary was gone"
 read -r _ writes ok_writes failed_writes < <(grep '^WRITES' "$folder/prober-summary")
 echo "  writes through the API every 200 ms: $writes sent, $ok_writes acknowledged, $failed_writes refused or failed"
 grep '^FAILED_SPAN' "$folder/prober-summary" | awk '{ printf "  refused or failed from %+.2f s to %+.2f s\n", $2, $3 }' || true
@@ -515,7 +516,7 @@ for n in 1 2; do
         sort | uniq -c | sort -rn | head -12 | sed 's/^/    /'
 done
 
-echo "== figures"
+step "figures"
 kill_to_promotion=$([[ -n $promoted_at ]] && since "$killed_at" "$promoted_at" || echo "-")
 kill_to_write=$([[ -n $first_ok ]] && since "$killed_at" "$first_ok" || echo "-")
 kill_to_tick=$([[ -n ${first_tick_at:-} ]] && since "$killed_at" "$first_tick_at" || echo "-")
