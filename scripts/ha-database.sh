@@ -93,13 +93,25 @@ cleanup() {
         for pid in "$@"; do kill -TERM "$pid" 2>/dev/null; done
         for pid in "$@"; do
             for _ in $(seq 150); do alive "$pid" || break; sleep 0.1; done
-            kill -KILL "$pid" 2>/dev/null && echo "  $what $pid did not stop within 15 s of SIGTERM: killed"
+            if alive "$pid"; then
+                kill -KILL "$pid" 2>/dev/null
+                echo "  $what: $pid did not stop within 15 s of SIGTERM: killed"
+                killed+=("$pid")
+            fi
             wait "$pid" 2>/dev/null
         done
         echo "  $what stopped in $((SECONDS - began)) s"
     }
-    stop prober "${prober_pids[@]}"
+    local killed=() n
+    stop probers "${prober_pids[@]}"
+    for n in 1 2; do [[ -f $folder/node-$n.log ]] && wc -l < "$folder/node-$n.log" > "$folder/node-$n.lines-at-stop"; done
     stop "the nodes" "${node_pids[@]}"
+    for n in 1 2; do
+        if [[ -n ${node_pid[$n]:-} && " ${killed[*]} " == *" ${node_pid[$n]} "* ]]; then
+            echo "  what node-$n logged after SIGTERM:"
+            tail -n +$(( $(cat "$folder/node-$n.lines-at-stop") + 1 )) "$folder/node-$n.log" | tail -15 | cut -c1-300 | sed 's/^/    /'
+        fi
+    done
     stop HAProxy "${haproxy_pids[@]}"
     stop Patroni "${patroni_pids[@]}"
     stop etcd "${etcd_pids[@]}"
@@ -373,6 +385,31 @@ postmaster=$(head -1 "$folder/$primary/data/postmaster.pid")
 step "kill -9 the primary's postmaster: $primary, pid $postmaster ($running_at_kill of $parties adventures running," \
     "$(wc -l < "$folder/ticks-before-kill") ticks stored, synchronous_standby_names $sync_names)"
 for n in 1 2; do wc -l < "$folder/node-$n.log" > "$folder/node-$n.lines-at-kill"; done
+# Each node's GET /readyz every 200 ms from now on (a server without it answers 404).
+python3 - "${node_port[1]}" "${node_port[2]}" "$folder/stop-prober" > "$folder/readiness.jsonl" <<'EOF' &
+import json, os, sys, threading, time, urllib.error, urllib.request
+ports, stop = sys.argv[1:3], sys.argv[3]
+lock = threading.Lock()
+def poll(node, port):
+    while not os.path.exists(stop):
+        sent = time.time()
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/readyz", timeout=5) as answer:
+                status, body = answer.status, ""
+        except urllib.error.HTTPError as error:
+            status, body = error.code, error.read()[:300].decode(errors="replace")
+        except Exception as error:
+            status, body = 0, str(error)[:200]
+        with lock:
+            print(json.dumps({"node": node, "sent": sent, "answered": time.time(), "status": status, "body": body}), flush=True)
+        time.sleep(max(0, 0.2 - (time.time() - sent)))
+threads = [threading.Thread(target=poll, args=(n + 1, port)) for n, port in enumerate(ports)]
+for thread in threads: thread.start()
+for thread in threads: thread.join()
+EOF
+readiness_pid=$!
+prober_pids+=("$readiness_pid")
+sleep 0.3
 kill -KILL "$postmaster"
 killed_at=$(now)
 timeline "$killed_at" "kill -9 $primary's postmaster (pid $postmaster)"
@@ -413,7 +450,7 @@ while ((SECONDS < deadline)); do
     sleep 0.2
 done
 touch "$folder/stop-prober"
-wait "$prober_pid" 2>/dev/null || true
+wait "$prober_pid" "$readiness_pid" 2>/dev/null || true
 
 step "the outcome"
 # 1. Both nodes up the whole time: the processes started at the beginning still run.
@@ -498,6 +535,25 @@ while read -r ended id status; do
 done < <(psql -F ' ' -c "SELECT extract(epoch FROM max(t.stored_at)), a.id, a.status FROM adventure a JOIN tick_log t ON t.adventure = a.id
                          WHERE a.id IN ($ids_sql) GROUP BY a.id, a.status" rangers)
 [[ -n $rejoined_at ]] && timeline "$rejoined_at" "$primary is back, a standby of $standby"
+# Each node's /readyz: when it first said otherwise than 200 after the kill, and 200 again.
+python3 - "$folder/readiness.jsonl" "$killed_at" >> "$folder/timeline" <<'EOF'
+import json, sys
+records = [json.loads(line) for line in open(sys.argv[1])]
+killed = float(sys.argv[2])
+for node in (1, 2):
+    mine = [r for r in records if r["node"] == node]
+    if mine and all(r["status"] == 404 for r in mine):
+        print(f"{killed + 0.001} node-{node} has no /readyz (404)")
+        continue
+    down = next((r for r in mine if r["sent"] >= killed and r["status"] != 200), None)
+    if not down:
+        print(f"{killed + 0.001} node-{node}'s /readyz said 200 throughout")
+        continue
+    back = next((r for r in mine if r["sent"] > down["sent"] and r["status"] == 200), None)
+    print(f"{down['answered']} node-{node}'s /readyz: {down['status']} {' '.join(down['body'].split())[:160]}")
+    if back:
+        print(f"{back['answered']} node-{node}'s /readyz: 200 again")
+EOF
 [[ -n $rejoined_at ]] || echo "  ($primary did not come back as a standby within 30 s of the adventures' end: see $primary.log)"
 
 step "timeline (seconds from the kill)"
