@@ -1,7 +1,7 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// Module layout: see README "Modules". Each module has one job and its own tests.
+// Module layout: see README "Modules" (with where to look for each rule). Each module has one job and its own tests.
 let package = Package(
     name: "EmojiRangers",
     // iOS 16.1: the first with ActivityKit's push updates, for an app that uses `Wire` and `RangersClient`.
@@ -10,11 +10,11 @@ let package = Package(
         .executable(name: "rangers", targets: ["rangers"]),
         // The libraries are static rather than automatic: `swift build --product` builds an automatic
         // library's package whole, a static one alone (CI checks that each does); an app links them as it would.
-        // The HTTP API's client, generated from Sources/Server/openapi.yaml (README "The generated client").
+        // The HTTP API's client, generated from Sources/Server/openapi.yaml (docs/libraries.md, "The generated client").
         .library(name: "RangersClient", type: .static, targets: ["RangersClient"]),
-        // The Live Activity's types exactly as the server encodes them, for the app (README "Using the types in your app").
+        // The Live Activity's types exactly as the server encodes them, for the app (docs/libraries.md, "Using the types in your app").
         .library(name: "Wire", type: .static, targets: ["Wire"]),
-        // Live Activity pushes over HTTP/2 for any Swift server (README "Sending pushes from your own server").
+        // Live Activity pushes over HTTP/2 for any Swift server (docs/libraries.md, "Sending pushes from your own server").
         .library(name: "APNs", type: .static, targets: ["APNs", "APNsCurl"]),
     ],
     dependencies: [
@@ -37,8 +37,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-openapi-urlsession", from: "1.4.0"),
         // Tests only: reading openapi.yaml to hold it against the server.
         .package(url: "https://github.com/jpsim/Yams", "5.0.1"..<"7.0.0"),
-        // Tests only: a clock the services' tests move by hand.
-        .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     ],
     targets: [
         // What pushes to Apple devices are addressed with (tokens, push types, topics,
@@ -128,6 +126,7 @@ let package = Package(
             dependencies: [
                 "Vocabulary", "Game", "PushPolicy", "Store",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -163,15 +162,16 @@ let package = Package(
                 "Vocabulary", "Game", "Catalog", "PushPolicy", "APNs", "Store",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        // HTTP routes, auth, configuration, wiring.
+        // HTTP routes, auth, configuration, and the one wiring of the whole application.
         .target(
             name: "Server",
             dependencies: [
-                "Vocabulary", "Game", "Catalog", "Wire", "PushPolicy", "APNs", "Store", "StoreSQLite", "StorePostgres", "LiveView",
-                "Services",
+                "Vocabulary", "Game", "Catalog", "Wire", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Store", "StoreSQLite",
+                "StorePostgres", "LiveView", "Services",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -248,7 +248,7 @@ let package = Package(
             name: "RangersClientTests",
             dependencies: ["RangersClient", .product(name: "Crypto", package: "swift-crypto")]
         ),
-        // README's examples, as files that import only the library products, and the APNs simulator they are run against.
+        // The examples in docs/libraries.md, as files that import only the library products, and the APNs simulator they are run against.
         .testTarget(name: "ReadmeExampleTests", dependencies: ["Wire", "APNs", "APNsCurl", "RangersClient", "APNsSimulator"]),
         .testTarget(name: "APNsCurlTests", dependencies: ["APNs", "APNsCurl", "APNsSimulator", "CCurl", "PushVocabulary"]),
         .testTarget(
@@ -298,8 +298,8 @@ let package = Package(
             name: "ServicesTests",
             dependencies: [
                 "Vocabulary", "PushVocabulary", "Game", "Catalog", "PushPolicy", "APNs", "Store", "StoreTestSupport", "Services",
-                .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

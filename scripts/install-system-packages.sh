@@ -9,7 +9,7 @@
 # over (it starts its own on loopback: the packages' system services are not
 # started by the install, and are disabled where systemd runs).
 # libcurl must be 8 or newer: 7.x resets every HTTP/2 stream of a delivered push
-# (see README "Sending to APNs"). Debian 12 ships 7.88, so there it comes from
+# (see docs/apns.md, "Sending to APNs"). Debian 12 ships 7.88, so there it comes from
 # bookworm-backports. Needs root, or sudo; safe to run again.
 set -euo pipefail
 

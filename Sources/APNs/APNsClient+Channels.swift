@@ -22,7 +22,7 @@ extension APNsClient: BroadcastChannelSender {}
 /// Broadcast channels (iOS 18): managing them on the management host and sending
 /// one push to everyone subscribed to one. Same transport, same provider token,
 /// same retry policy as device pushes; answers classified as `APNsChannelOutcome`.
-/// The facts these follow are in docs/apns-broadcast.md.
+/// The facts these follow are in docs/apns.md, "Broadcast channels: the facts the code relies on".
 extension APNsClient {
     /// Makes a channel (`POST /1/apps/<bundle id>/channels`, 201 with `apns-channel-id`).
     /// Its storage policy is fixed for its life.

@@ -4,7 +4,7 @@ import Metrics
 import PushVocabulary
 
 /// Where APNs is: the push host (device pushes and broadcasts) and the channel
-/// management host, which Apple runs apart on ports of its own (docs/apns-broadcast.md).
+/// management host, which Apple runs apart on ports of its own (docs/apns.md).
 public enum APNsEnvironment: Hashable, Sendable {
     case sandbox
     case production

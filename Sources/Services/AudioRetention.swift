@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Metrics
 import ServiceLifecycle
 import Store
 
@@ -10,14 +11,17 @@ public struct AudioRetention: Service {
     private let retention: Duration
     private let now: @Sendable () -> Date
     private let clock: ServiceClock
-    private let logger = Logger(label: "rangers.audio-retention")
+    private let loop: LoopReporter
 
     public init(store: any WalkieTalkieStore, retention: Duration, now: @escaping @Sendable () -> Date = Date.init,
-                clock: ServiceClock = .continuous) {
+                clock: ServiceClock = .continuous, health: ServiceHealth = ServiceHealth(),
+                metrics: any MetricsFactory = MetricsSystem.factory) {
         self.store = store
         self.retention = retention
         self.now = now
         self.clock = clock
+        loop = LoopReporter(loop: "audioRetention", health: health, logger: Logger(label: "rangers.audio-retention"),
+                            metrics: metrics, now: now)
     }
 
     /// How often to look: often enough that audio outlives its retention by at most a tenth of it.
@@ -27,8 +31,9 @@ public struct AudioRetention: Service {
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
             do {
                 try await deleteExpiredAudio()
+                loop.succeeded()
             } catch {
-                logger.error("cannot delete expired audio", metadata: ["error": "\(error)"])
+                loop.failed("cannot delete expired audio", error)
             }
             do {
                 try await cancelWhenGracefulShutdown { try await clock.sleep(for: interval) }

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Metrics
 import PushPolicy
 import ServiceLifecycle
 import Store
@@ -10,7 +11,15 @@ import Vocabulary
 /// again under the limit), deletes those whose adventure's end was sent and
 /// dismissed, and at start and then every half `unknownChannelGrace` deletes the
 /// app's channels that no node knows (see `FollowerChannels.unknownChannels`).
+///
+/// A pass that fails (the store, or APNs refusing the app's channel management:
+/// `Forbidden` for a wrong key, `FeatureNotEnabled` for an app without the
+/// broadcast capability) is said once, and the next pass waits twice as long as
+/// the one before, up to `longestBackoff`: asking again every two seconds would
+/// only repeat the refusal.
 public struct ChannelKeeper: Service {
+    public static let longestBackoff: Duration = .seconds(600)
+
     private let channels: FollowerChannels
     private let settings: FollowerSettings
     /// The app's bundle id: the channels are the app's.
@@ -19,16 +28,21 @@ public struct ChannelKeeper: Service {
     private let policy: PushPolicyConfiguration
     private let now: @Sendable () -> Date
     private let clock: ServiceClock
-    private let logger = Logger(label: "rangers.channel-keeper")
+    private let loop: LoopReporter
+    private let health: ServiceHealth
 
     public init(channels: FollowerChannels, settings: FollowerSettings, bundleID: String, policy: PushPolicyConfiguration,
-                now: @escaping @Sendable () -> Date = Date.init, clock: ServiceClock = .continuous) {
+                now: @escaping @Sendable () -> Date = Date.init, clock: ServiceClock = .continuous,
+                health: ServiceHealth = ServiceHealth(), metrics: any MetricsFactory = MetricsSystem.factory) {
         self.channels = channels
         self.settings = settings
         self.bundleID = bundleID
         self.policy = policy
         self.now = now
         self.clock = clock
+        self.health = health
+        loop = LoopReporter(loop: "channelKeeper", health: health, logger: Logger(label: "rangers.channel-keeper"),
+                            metrics: metrics, now: now)
     }
 
     public func run() async throws {
@@ -36,17 +50,24 @@ public struct ChannelKeeper: Service {
         while !Task.isShuttingDownGracefully, !Task.isCancelled {
             do {
                 try await pass(&sweeper)
+                loop.succeeded()
             } catch is CancellationError {
                 break
             } catch {
-                logger.error("channel keeper pass failed", metadata: ["error": "\(error)"])
+                loop.failed("cannot look after the followers' channels", error)
             }
             do {
-                try await cancelWhenGracefulShutdown { try await clock.sleep(for: settings.keeperInterval) }
+                try await cancelWhenGracefulShutdown { try await clock.sleep(for: wait) }
             } catch {
                 break
             }
         }
+    }
+
+    /// The keeper's interval, doubled per failed pass in a row, at most `longestBackoff`.
+    var wait: Duration {
+        let failures = health.current["channelKeeper"]?.failures ?? 0
+        return min(Self.longestBackoff, settings.keeperInterval * (1 << min(failures, 20)))
     }
 
     /// One look: make, delete, and sweep when it is time.

@@ -143,14 +143,14 @@ public final class FollowerChannels: @unchecked Sendable {
         var suspect: Set<BroadcastChannelID>
     }
 
-    /// Lists the app's channels on APNs, then reads what the store knows. Nil when
-    /// APNs did not answer the listing.
+    /// Lists the app's channels on APNs, then reads what the store knows. Nil
+    /// without a channel sender; throws `ChannelManagementUnavailable` when APNs
+    /// refused the listing or did not answer it.
     func unknownChannels(bundleID: String) async throws -> Unknown? {
         guard let sender = channelSender else { return nil }
         let listed = try await sender.allChannels(bundleID: bundleID, requestID: nil)
         guard case .succeeded = listed.outcome, let channels = listed.value else {
-            logger.warning("cannot list the app's channels", metadata: ["answer": "\(listed.outcome)"])
-            return nil
+            throw ChannelManagementUnavailable(answer: "\(listed.outcome)")
         }
         let known = try await store.knownChannels()
         let unknown = Set(channels).subtracting(known.apnsIDs)
@@ -176,4 +176,11 @@ public final class FollowerChannels: @unchecked Sendable {
 
 extension Duration {
     public var seconds: TimeInterval { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
+
+/// APNs did not let the server list the app's channels: refused (`Forbidden`,
+/// `FeatureNotEnabled`: the key or the app's capability) or unanswered.
+struct ChannelManagementUnavailable: Error, CustomStringConvertible {
+    var answer: String
+    var description: String { "APNs did not list the app's broadcast channels: \(answer)" }
 }

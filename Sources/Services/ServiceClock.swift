@@ -1,3 +1,5 @@
+import NIOConcurrencyHelpers
+
 /// The clock a service waits by: the system's monotonic clock when it runs, a
 /// test's clock that moves only when told in a test. Wall-clock time (when a
 /// tick falls due, when a retry is due) is the services' `now` instead: this one
@@ -22,4 +24,33 @@ public struct ServiceClock: Sendable {
 
     /// Until `now` reads `deadline` (at once if it already does).
     public func sleep(until deadline: Duration) async throws { try await sleeping(max(.zero, deadline - now)) }
+}
+
+extension ServiceClock {
+    /// `body`'s value, or nil once `limit` has passed without it: a store whose
+    /// server is gone must not hold a stopping node. The body is then cancelled
+    /// and left to end by itself; nothing waits for it.
+    public func value<T: Sendable>(within limit: Duration, of body: @escaping @Sendable () async throws -> T) async throws -> T? {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T?, any Error>) in
+            let waiting = NIOLockedValueBox<CheckedContinuation<T?, any Error>?>(continuation)
+            let take: @Sendable () -> CheckedContinuation<T?, any Error>? = {
+                waiting.withLockedValue { taken in defer { taken = nil }; return taken }
+            }
+            let work = Task {
+                do {
+                    let value = try await body()
+                    take()?.resume(returning: value)
+                } catch {
+                    take()?.resume(throwing: error)
+                }
+            }
+            Task { [self] in
+                try? await sleep(for: limit)
+                if let continuation = take() {
+                    work.cancel()
+                    continuation.resume(returning: nil)
+                }
+            }
+        }
+    }
 }

@@ -65,11 +65,12 @@ public struct Ticker: Service {
     private let metrics: any MetricsFactory
     private let running = RunningAdventures()
     private let held: AdventuresHeld
+    private let loop: LoopReporter
 
     public init(store: any TickStore, content: LoadedContent, policy: PushPolicyConfiguration, bundleID: String,
                 leaveChannelPushes: Bool = true, settings: Settings = Settings(), now: @escaping @Sendable () -> Date = Date.init,
                 clock: ServiceClock = .continuous, logger: Logger = Logger(label: "rangers.ticker"), metrics: any MetricsFactory = MetricsSystem.factory,
-                held: AdventuresHeld = AdventuresHeld()) {
+                held: AdventuresHeld = AdventuresHeld(), health: ServiceHealth = ServiceHealth()) {
         self.store = store
         self.content = content
         self.policy = policy
@@ -81,6 +82,7 @@ public struct Ticker: Service {
         self.logger = logger
         self.metrics = metrics
         self.held = held
+        loop = LoopReporter(loop: "ticker", health: health, logger: logger, metrics: metrics, now: now)
     }
 
     public func run() async throws {
@@ -105,6 +107,7 @@ public struct Ticker: Service {
                             do { return .success(try await commit(next)) } catch { return .failure(error) }
                         }
                     }
+                    loop.succeeded()
                     if next.records.count >= settings.batchSize { continue }
                     if !next.records.isEmpty {
                         try await cancelWhenGracefulShutdown { try await clock.sleep(until: passStarted + settings.gatherInterval) }
@@ -116,7 +119,7 @@ public struct Ticker: Service {
                 } catch {
                     // The store may be busy or briefly failing; the ticks stay due and
                     // are played on the next pass, in order.
-                    logger.error("ticker pass failed", metadata: ["error": "\(error)"])
+                    loop.failed("cannot play the due ticks", error)
                     readAt = .distantFuture
                 }
                 let wait = await waitBeforeNextPass(after: readAt)
@@ -132,8 +135,13 @@ public struct Ticker: Service {
                 logger.error("cannot store the last ticks computed", metadata: ["error": "\(error)"])
             }
         }
-        do { try await store.releaseLeases() } catch {
-            logger.error("cannot give up the leases; they run out by themselves", metadata: ["error": "\(error)"])
+        // Bounded: a store that does not answer must not hold a stopping node.
+        do {
+            if try await clock.value(within: .seconds(2), of: { [store] in try await store.releaseLeases() }) == nil {
+                logger.warning("the store did not answer; the leases run out by themselves")
+            }
+        } catch {
+            logger.warning("cannot give up the leases; they run out by themselves", metadata: ["error": "\(error)"])
         }
         held.count = 0
         logger.info("ticker stopped")

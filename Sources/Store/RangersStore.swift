@@ -28,6 +28,10 @@ public protocol NodeStore: Sendable {
     /// The processes using the store now, this one included: always 1 for a store
     /// one process owns.
     func liveNodes() async throws -> Int
+    /// Whether this process's heartbeat on a shared store is current: renewed
+    /// within its lease, so other nodes do not take its work. Always true for a
+    /// store one process owns.
+    var heartbeatIsCurrent: Bool { get }
 }
 
 public protocol PlayerStore: Sendable {

@@ -169,3 +169,27 @@ final class WallClock: Sendable {
 
     func advance(by seconds: TimeInterval) { offset.withLockedValue { $0 += seconds } }
 }
+
+/// A stop whose drain runs out of time: the dispatcher stops all the same,
+/// leaves what it held claimed (it goes back to pending once the claims expire),
+/// and says how many.
+@Suite(.closesStores) struct DispatcherDrainTests {
+    @Test(arguments: StoreEngine.available) func aDrainThatRunsOutOfTimeStopsAndSaysHowManyItLeft(engine: StoreEngine) async throws {
+        let rig = try await DispatcherRig(engine)
+        // APNs never answers.
+        rig.sender.answer { _ in
+            try await Task.sleep(for: .seconds(3600))
+            return APNsResponse(status: 200)
+        }
+        try await rig.store.playNextTick(of: rig.adventure.id) { _ in rig.activities.map { update($0, tick: 1) } }
+        let started = ContinuousClock.now
+        let left = await #expect(throws: PushesLeftUnsent.self) {
+            try await rig.running(Dispatcher.Settings(idleWait: .milliseconds(2), drainTime: .milliseconds(300))) {
+                try await rig.eventually("the pushes on the wire") { try await rig.states() == ["sending", "sending", "sending"] }
+            }
+        }
+        #expect(left?.count == 3)
+        #expect(ContinuousClock.now - started < .seconds(5), "stopped at its deadline, not when APNs answered")
+        #expect(try await rig.states() == ["sending", "sending", "sending"], "still claimed: they go back once the claims expire")
+    }
+}
