@@ -1,7 +1,7 @@
 // swift-tools-version: 6.0
 import PackageDescription
 
-// Module layout: see README "Modules". Each module has one job and its own tests.
+// Module layout: see README "Modules" (with where to look for each rule). Each module has one job and its own tests.
 let package = Package(
     name: "EmojiRangers",
     // iOS 16.1: the first with ActivityKit's push updates, for an app that uses `Wire` and `RangersClient`.
@@ -10,11 +10,11 @@ let package = Package(
         .executable(name: "rangers", targets: ["rangers"]),
         // The libraries are static rather than automatic: `swift build --product` builds an automatic
         // library's package whole, a static one alone (CI checks that each does); an app links them as it would.
-        // The HTTP API's client, generated from Sources/Server/openapi.yaml (README "The generated client").
+        // The HTTP API's client, generated from Sources/Server/openapi.yaml (docs/libraries.md, "The generated client").
         .library(name: "RangersClient", type: .static, targets: ["RangersClient"]),
-        // The Live Activity's types exactly as the server encodes them, for the app (README "Using the types in your app").
+        // The Live Activity's types exactly as the server encodes them, for the app (docs/libraries.md, "Using the types in your app").
         .library(name: "Wire", type: .static, targets: ["Wire"]),
-        // Live Activity pushes over HTTP/2 for any Swift server (README "Sending pushes from your own server").
+        // Live Activity pushes over HTTP/2 for any Swift server (docs/libraries.md, "Sending pushes from your own server").
         .library(name: "APNs", type: .static, targets: ["APNs", "APNsCurl"]),
     ],
     dependencies: [
@@ -126,6 +126,7 @@ let package = Package(
             dependencies: [
                 "Vocabulary", "Game", "PushPolicy", "Store",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -153,11 +154,24 @@ let package = Package(
         ),
         // What browser tests share: finding Chromium and driving it over the DevTools protocol.
         .target(name: "BrowserTestSupport", path: "Tests/BrowserTestSupport"),
-        // HTTP routes, auth, the Ticker and Dispatcher services, configuration, wiring.
+        // The long-running parts beside the HTTP API: the ticker, the dispatcher, the followers'
+        // channel keeper, audio retention. Each on the narrow store protocol it uses; no HTTP.
+        .target(
+            name: "Services",
+            dependencies: [
+                "Vocabulary", "Game", "Catalog", "PushPolicy", "APNs", "Store",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // HTTP routes, auth, configuration, and the one wiring of the whole application.
         .target(
             name: "Server",
             dependencies: [
-                "Vocabulary", "Game", "Catalog", "Wire", "PushPolicy", "APNs", "Store", "StoreSQLite", "StorePostgres", "LiveView",
+                "Vocabulary", "Game", "Catalog", "Wire", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Store", "StoreSQLite",
+                "StorePostgres", "LiveView", "Services",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -178,8 +192,8 @@ let package = Package(
         .executableTarget(
             name: "rangers",
             dependencies: [
-                "Vocabulary", "Game", "Catalog", "Wire", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Server", "Replay",
-                "Store", "StoreSQLite", "RangersClient",
+                "Vocabulary", "Game", "Catalog", "Wire", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Server", "Services",
+                "Replay", "Store", "StoreSQLite", "RangersClient",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -191,7 +205,7 @@ let package = Package(
         .executableTarget(
             name: "ServerLoadBench",
             dependencies: [
-                "Vocabulary", "Game", "Catalog", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Store", "Server",
+                "Vocabulary", "Game", "Catalog", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Store", "Server", "Services",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -201,7 +215,7 @@ let package = Package(
         .executableTarget(
             name: "TickerCostBench",
             dependencies: [
-                "Vocabulary", "Game", "Catalog", "PushPolicy", "Store", "Server",
+                "Vocabulary", "Game", "Catalog", "PushPolicy", "Store", "Server", "Services",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/TickerCostBench"
@@ -234,7 +248,7 @@ let package = Package(
             name: "RangersClientTests",
             dependencies: ["RangersClient", .product(name: "Crypto", package: "swift-crypto")]
         ),
-        // README's examples, as files that import only the library products, and the APNs simulator they are run against.
+        // The examples in docs/libraries.md, as files that import only the library products, and the APNs simulator they are run against.
         .testTarget(name: "ReadmeExampleTests", dependencies: ["Wire", "APNs", "APNsCurl", "RangersClient", "APNsSimulator"]),
         .testTarget(name: "APNsCurlTests", dependencies: ["APNs", "APNsCurl", "APNsSimulator", "CCurl", "PushVocabulary"]),
         .testTarget(
@@ -271,12 +285,23 @@ let package = Package(
             name: "ServerTests",
             dependencies: [
                 "Vocabulary", "Game", "Catalog", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Store",
-                "StoreTestSupport", "Server", "Replay", "BrowserTestSupport",
+                "StoreTestSupport", "Server", "Services", "Replay", "BrowserTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        // The services' rules over a real SQLite store, with pushes answered by an in-memory sender.
+        .testTarget(
+            name: "ServicesTests",
+            dependencies: [
+                "Vocabulary", "PushVocabulary", "Game", "Catalog", "PushPolicy", "APNs", "Store", "StoreTestSupport", "Services",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(

@@ -6,7 +6,7 @@
 # an emoji font, so the live page's screenshots show the heroes' avatars), and
 # python3 with venv, into which scripts/api-fuzz.sh installs schemathesis from PyPI.
 # libcurl must be 8 or newer: 7.x resets every HTTP/2 stream of a delivered push
-# (see README "Sending to APNs"). Debian 12 ships 7.88, so there it comes from
+# (see docs/apns.md, "Sending to APNs"). Debian 12 ships 7.88, so there it comes from
 # bookworm-backports. Needs root, or sudo; safe to run again.
 set -euo pipefail
 

@@ -34,6 +34,7 @@ import Metrics
 import PushPolicy
 import Server
 import ServiceLifecycle
+import Services
 import Store
 import Vocabulary
 

@@ -23,6 +23,7 @@ import Vocabulary
 
 #if canImport(Glibc)
 import Glibc
+import Services
 #endif
 
 struct Options {

@@ -117,6 +117,13 @@ public struct APNsChannelAnswer<Value: Sendable>: Sendable {
     /// The last answer from APNs, if one came.
     public var response: APNsChannelResponse?
     public var attempts: Int
+
+    public init(outcome: APNsChannelOutcome, value: Value?, response: APNsChannelResponse?, attempts: Int) {
+        self.outcome = outcome
+        self.value = value
+        self.response = response
+        self.attempts = attempts
+    }
 }
 
 /// A channel request that cannot be right, caught before sending.

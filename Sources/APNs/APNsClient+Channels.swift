@@ -22,7 +22,7 @@ extension APNsClient: BroadcastChannelSender {}
 /// Broadcast channels (iOS 18): managing them on the management host and sending
 /// one push to everyone subscribed to one. Same transport, same provider token,
 /// same retry policy as device pushes; answers classified as `APNsChannelOutcome`.
-/// The facts these follow are in docs/apns-broadcast.md.
+/// The facts these follow are in docs/apns.md, "Broadcast channels: the facts the code relies on".
 extension APNsClient {
     /// Makes a channel (`POST /1/apps/<bundle id>/channels`, 201 with `apns-channel-id`).
     /// Its storage policy is fixed for its life.
@@ -115,11 +115,7 @@ extension APNsClient {
         unreadable: String = "", value: (APNsChannelResponse) -> Value?
     ) async throws -> APNsChannelAnswer<Value> {
         let requestIDText = APNsIDSource.lowercasedText(requestID ?? apnsIDs.next())
-        var credential = tokens.credential()
-        var refreshedToken = false
-        var attempts = 0
-        while true {
-            attempts += 1
+        let answer = try await withRetries { authorization, attempts in
             let started = Self.monotonicNanoseconds()
             var outcome: APNsChannelOutcome
             var response: APNsChannelResponse?
@@ -127,7 +123,7 @@ extension APNsClient {
             do {
                 let http = try await transport.send(APNsHTTPRequest(
                     method: method, url: url,
-                    headers: [("authorization", credential.authorization), ("apns-request-id", requestIDText)] + headers, body: body))
+                    headers: [("authorization", authorization), ("apns-request-id", requestIDText)] + headers, body: body))
                 let parsed = APNsChannelResponse(http)
                 response = parsed
                 outcome = parsed.outcome
@@ -141,29 +137,23 @@ extension APNsClient {
                 outcome = .retryLater(.unknown(error.description))
                 if !resendsAfterUncertainFailure, error.mayHaveReachedAPNs {
                     channelMetrics.record(operation, priority: priority, response: nil, nanoseconds: Self.monotonicNanoseconds() - started)
-                    return APNsChannelAnswer(outcome: outcome, value: nil, response: nil, attempts: attempts)
+                    return (APNsChannelAnswer<Value>(outcome: outcome, value: nil, response: nil, attempts: attempts), .final)
                 }
             }
             channelMetrics.record(operation, priority: priority, response: response, nanoseconds: Self.monotonicNanoseconds() - started)
-
-            if case .rejected(.expiredProviderToken) = outcome, !refreshedToken {
-                refreshedToken = true
-                if let fresh = tokens.refreshCredential(after: credential.token) {
-                    credential = fresh
-                    attempts -= 1  // a renewed credential is not a retry of the request
-                    continue
-                }
+            let end: AttemptEnd = switch outcome {
+            case .retryLater: .mayRetry
+            case .rejected(.expiredProviderToken): .expiredProviderToken
+            default: .final
             }
-            guard case .retryLater = outcome, attempts < retry.maximumAttempts else {
-                if case .rejected(let reason) = outcome {
-                    logger.error("APNs rejected a channel request", metadata: [
-                        "reason": "\(reason)", "operation": "\(operation.rawValue)", "apns-request-id": "\(requestIDText)",
-                    ])
-                }
-                return APNsChannelAnswer(outcome: outcome, value: result, response: response, attempts: attempts)
-            }
-            try await sleep(retry.backoff(beforeRetry: attempts - 1, unit: random()))
+            return (APNsChannelAnswer(outcome: outcome, value: result, response: response, attempts: attempts), end)
         }
+        if case .rejected(let reason) = answer.outcome {
+            logger.error("APNs rejected a channel request", metadata: [
+                "reason": "\(reason)", "operation": "\(operation.rawValue)", "apns-request-id": "\(requestIDText)",
+            ])
+        }
+        return answer
     }
 }
 

@@ -4,7 +4,7 @@ import Metrics
 import PushVocabulary
 
 /// Where APNs is: the push host (device pushes and broadcasts) and the channel
-/// management host, which Apple runs apart on ports of its own (docs/apns-broadcast.md).
+/// management host, which Apple runs apart on ports of its own (docs/apns.md).
 public enum APNsEnvironment: Hashable, Sendable {
     case sandbox
     case production
@@ -62,6 +62,17 @@ public struct APNsDelivery: Sendable {
     /// The last answer from APNs, if one came.
     public var response: APNsResponse?
     public var attempts: Int
+
+    public init(outcome: APNsOutcome, response: APNsResponse?, attempts: Int) {
+        self.outcome = outcome
+        self.response = response
+        self.attempts = attempts
+    }
+
+    /// APNs' answer, read as the client reads it (for a sender that answers as told).
+    public init(answer: APNsResponse, attempts: Int = 1) {
+        self.init(outcome: APNsOutcome(answer), response: answer, attempts: attempts)
+    }
 }
 
 /// What sends a push and says what became of it. `APNsClient` is the one that
@@ -125,18 +136,13 @@ public final class APNsClient: PushSender {
     /// `CancellationError`. Everything APNs or the network says is in the delivery.
     public func send(_ request: APNsRequest) async throws -> APNsDelivery {
         try request.validate()
-        let apnsID = request.apnsID ?? apnsIDs.next()
-        var attempts = 0
-        var refreshedToken = false
-        var credential = tokens.credential()
-        let apnsIDText = APNsIDSource.lowercasedText(apnsID)
-        while true {
-            attempts += 1
+        let apnsIDText = APNsIDSource.lowercasedText(request.apnsID ?? apnsIDs.next())
+        let delivery = try await withRetries { authorization, attempts in
             let started = Self.monotonicNanoseconds()
-            var outcome: APNsOutcome
+            let outcome: APNsOutcome
             var response: APNsResponse?
             do {
-                let http = try await transport.send(httpRequest(request, apnsID: apnsIDText, authorization: credential.authorization))
+                let http = try await transport.send(httpRequest(request, apnsID: apnsIDText, authorization: authorization))
                 response = APNsResponse(http)
                 outcome = response!.outcome
             } catch let error as APNsTransportError {
@@ -144,26 +150,57 @@ public final class APNsClient: PushSender {
                 outcome = .retryLater(.unknown(error.description))
             }
             record(request, response: response, nanoseconds: Self.monotonicNanoseconds() - started)
+            let end: AttemptEnd = switch outcome {
+            case .retryLater: .mayRetry
+            case .rejected(.expiredProviderToken): .expiredProviderToken
+            default: .final
+            }
+            return (APNsDelivery(outcome: outcome, response: response, attempts: attempts), end)
+        }
+        if case .rejected(let reason) = delivery.outcome {
+            // Once per push: the request itself is wrong and will not be retried.
+            logger.error("APNs rejected a push", metadata: [
+                "reason": "\(reason)", "push-type": "\(request.pushType.rawValue)",
+                "topic": "\(request.topic)", "apns-id": "\(apnsIDText)",
+            ])
+        }
+        return delivery
+    }
 
-            if case .rejected(.expiredProviderToken) = outcome, !refreshedToken {
+    /// How one attempt ended, for `withRetries`.
+    enum AttemptEnd {
+        /// Done, whatever APNs said.
+        case final
+        /// May succeed later: tried again after a backoff while the policy allows.
+        case mayRetry
+        /// Tried once more at once with a renewed provider token.
+        case expiredProviderToken
+    }
+
+    /// Device pushes' and channel requests' one retry loop: runs `attempt` with the
+    /// current provider token (and the attempts made so far, this one included)
+    /// until it ends. An ExpiredProviderToken answer renews the token once and is
+    /// not counted as an attempt; what may succeed later waits the policy's backoff
+    /// and goes again, up to its attempts. Returns the last attempt's answer.
+    func withRetries<Answer>(_ attempt: (_ authorization: String, _ attempts: Int) async throws -> (Answer, AttemptEnd))
+        async throws -> Answer {
+        var attempts = 0
+        var refreshedToken = false
+        var credential = tokens.credential()
+        while true {
+            attempts += 1
+            let (answer, end) = try await attempt(credential.authorization, attempts)
+            switch end {
+            case .expiredProviderToken where !refreshedToken:
                 refreshedToken = true
-                if let fresh = tokens.refreshCredential(after: credential.token) {
-                    credential = fresh
-                    attempts -= 1  // a renewed credential is not a retry of the push
-                    continue
-                }
+                guard let fresh = tokens.refreshCredential(after: credential.token) else { return answer }
+                credential = fresh
+                attempts -= 1  // a renewed credential is not a retry
+            case .mayRetry where attempts < retry.maximumAttempts:
+                try await sleep(retry.backoff(beforeRetry: attempts - 1, unit: random()))
+            default:
+                return answer
             }
-            guard case .retryLater = outcome, attempts < retry.maximumAttempts else {
-                if case .rejected(let reason) = outcome {
-                    // Once per push: the request itself is wrong and will not be retried.
-                    logger.error("APNs rejected a push", metadata: [
-                        "reason": "\(reason)", "push-type": "\(request.pushType.rawValue)",
-                        "topic": "\(request.topic)", "apns-id": "\(apnsIDText)",
-                    ])
-                }
-                return APNsDelivery(outcome: outcome, response: response, attempts: attempts)
-            }
-            try await sleep(retry.backoff(beforeRetry: attempts - 1, unit: random()))
         }
     }
 

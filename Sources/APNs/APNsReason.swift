@@ -1,6 +1,6 @@
 /// Every `reason` APNs documents, and what the sender should do about each:
 /// those of device pushes, and those broadcasts and channel management add
-/// (docs/apns-broadcast.md).
+/// (docs/apns.md).
 public enum APNsReason: Hashable, Sendable, CustomStringConvertible {
     // 400
     case badCollapseId, badDeviceToken, badExpirationDate, badMessageId, badPriority, badTopic

@@ -1,7 +1,7 @@
 import Vocabulary
 
 /// The policy's knobs. Apple publishes no numbers for the high-priority budget,
-/// so the defaults below are this server's choice; the README says why.
+/// so the defaults below are this server's choice; docs/push-policy.md says why.
 public struct PushPolicyConfiguration: Hashable, Codable, Sendable {
     /// High-priority pushes per activity in any sliding hour, when the app reported
     /// `frequentPushesEnabled` …

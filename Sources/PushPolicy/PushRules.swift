@@ -99,7 +99,7 @@ extension PushRule {
     /// What each event is worth to each Live Activity, most important first: of
     /// a tick's events, the first rule that applies decides the push's priority
     /// and alert, and its (newest) event becomes the activity's latest event. Every event
-    /// kind must have a rule (tested); the README prints this table.
+    /// kind must have a rule (tested); docs/push-policy.md prints this table.
     public static let table: [PushRule] = [
         PushRule(pattern: .kind(.victory), audience: nil, priority: .high, alert: .victory,
                  why: "the party won: everyone celebrates"),
@@ -161,7 +161,7 @@ extension PushRule {
 }
 
 extension PushRule {
-    /// The table as the README shows it; a test keeps the two in step.
+    /// The table as docs/push-policy.md shows it; a test keeps the two in step.
     public static var markdownTable: String {
         var lines = [
             "| event | whose Live Activity | priority | alert | sound | why |",

@@ -52,7 +52,7 @@ public struct InvalidBroadcastChannelID: Error, Hashable, Sendable, CustomString
 
 /// `message-storage-policy` of a broadcast channel, chosen when it is made and
 /// fixed for its life: whether APNs keeps a broadcast for a device that cannot
-/// take it at once. See docs/apns-broadcast.md.
+/// take it at once. See docs/apns.md, "Broadcast channels: the facts the code relies on".
 public enum MessageStoragePolicy: Int, Codable, Sendable, CaseIterable, CustomStringConvertible {
     /// `0`: nothing is kept; a broadcast reaches the devices it reaches at once.
     /// Allows a larger publishing budget, and only `apns-expiration: 0`.

@@ -298,9 +298,30 @@ struct FollowingView: Codable {
 
 struct HealthView: Codable {
     var status: String
-    var migrations: Int
+    var migrations: Int?
     var node: String
     var adventuresHeld: Int
-    var liveNodes: Int
+    var liveNodes: Int?
     var apns: APNsEndpointKind
+}
+
+struct ReadinessView: Codable {
+    struct Check: Codable {
+        var name: String
+        var ok: Bool
+        var reason: String?
+    }
+
+    /// A background loop whose last try failed, though the node can still work.
+    struct Trouble: Codable {
+        var loop: String
+        var reason: String
+        var failures: Int
+        var sinceSeconds: Int
+    }
+
+    var status: String
+    var node: String
+    var checks: [Check]
+    var troubles: [Trouble]
 }

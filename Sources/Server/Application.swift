@@ -2,9 +2,10 @@ import Catalog
 import Foundation
 import Hummingbird
 import LiveView
-import PushPolicy
 import Prometheus
+import PushPolicy
 import ServiceLifecycle
+import Services
 import Store
 import Vocabulary
 
@@ -25,6 +26,8 @@ public struct ServerResources: Sendable {
     public let deliveryHealth: DeliveryHealth
     /// How many adventures this node's ticker holds: the ticker tells, `/healthz` reports.
     public let adventuresHeld = AdventuresHeld()
+    /// Which background loops are in trouble: they tell, the readiness route reports.
+    public let serviceHealth = ServiceHealth()
     /// Signs live-page links when no secret is configured: made for this process,
     /// so its links end with it.
     let processLiveLinkSigner = LiveLinkSigner.generated()
@@ -79,20 +82,27 @@ public struct ServerResources: Sendable {
     }
 }
 
-/// The application `rangers serve` runs and the tests drive: the HTTP API on
-/// `configuration.host:port`, plus whatever `services` run beside it in the same
-/// service group (the ticker, the dispatcher), stopped together on SIGTERM.
-public func buildApplication(_ configuration: ServerConfiguration) async throws -> some ApplicationProtocol {
-    try buildApplication(configuration, resources: try await ServerResources.open(configuration))
-}
-
+/// The application `rangers serve` and `rangers demo` run, the tests drive and
+/// the benchmarks measure: the HTTP API on `configuration.host:port`, and with an
+/// APNs endpoint the services beside it in the same service group (the ticker,
+/// the dispatcher, the channel keeper, audio retention), stopped together on
+/// SIGTERM. Without one it is the HTTP API alone.
 ///
 /// `onListening` gets the port the server listens on: the one configured, or the
 /// one the system picked for port 0.
-public func buildApplication(_ configuration: ServerConfiguration, resources: ServerResources,
-                             services: [any Service] = [],
+public func buildApplication(_ configuration: ServerConfiguration, resources: ServerResources, apns: APNsEndpoint? = nil,
                              onListening: @escaping @Sendable (Int) async -> Void = { _ in }) throws -> some ApplicationProtocol {
     try configuration.validate()
+    var resources = resources
+    var services: [any Service] = []
+    if let apns {
+        resources.followerChannels.use(apns.client)
+        if let simulator = apns.simulator {
+            // The live page shows, beside APNs' answers, what the simulator recorded.
+            resources.showEndpointRecords { [simulator] in simulator.devicesReached(byAccepted: $0) }
+        }
+        services = backgroundServices(configuration, resources: resources, apns: apns.client)
+    }
     let router = buildRouter(configuration, resources: resources)
     return Application(
         router: router,
@@ -128,6 +138,7 @@ struct RangersAPI: Sendable {
     let now: @Sendable () -> Date
     let auth: Authenticator
     let deliveryHealth: DeliveryHealth
+    let serviceHealth: ServiceHealth
     let adventuresHeld: AdventuresHeld
     let liveLinks: LiveLinkSigner
     let followerChannels: FollowerChannels
@@ -143,6 +154,7 @@ struct RangersAPI: Sendable {
         metrics = resources.metrics
         now = resources.now
         deliveryHealth = resources.deliveryHealth
+        serviceHealth = resources.serviceHealth
         adventuresHeld = resources.adventuresHeld
         liveLinks = configuration.liveLinkSecret.map(LiveLinkSigner.init(secret:)) ?? resources.processLiveLinkSigner
         followerChannels = resources.followerChannels

@@ -1,27 +1,30 @@
 import APNs
 import Prometheus
 import ServiceLifecycle
+import Services
 
 /// The ticker, the dispatcher, the followers' channel keeper and the audio
-/// retention over the application's store, content and clock, to pass as
-/// `buildApplication(_:resources:services:)`'s `services`. Broadcasts and
-/// channels go through `resources.followerChannels` (give it the APNs client).
+/// retention over the application's store, content and clock, as
+/// `buildApplication` runs them beside the HTTP API (or a test without it).
+/// Broadcasts and channels go through `resources.followerChannels` (give it the
+/// APNs client).
 ///
 /// The order matters: a service group stops its services in reverse order, each
 /// after the one before has finished. With the dispatcher first, a SIGTERM stops
 /// the HTTP server, then the ticker, and only then the dispatcher, which drains
 /// the outbox, now that nothing adds to it.
-public func backgroundServices(
-    _ configuration: ServerConfiguration, resources: ServerResources, apns: any PushSender,
-    ticker: Ticker.Settings = Ticker.Settings(), dispatcher: Dispatcher.Settings = Dispatcher.Settings()
-) -> [any Service] {
+public func backgroundServices(_ configuration: ServerConfiguration, resources: ServerResources, apns: any PushSender) -> [any Service] {
     [
-        AudioRetention(store: resources.store, retention: configuration.pushToTalk.audioRetention, now: resources.now),
-        ChannelKeeper(channels: resources.followerChannels, configuration: configuration, now: resources.now),
-        Dispatcher(store: resources.store, client: apns, channels: resources.followerChannels, settings: dispatcher,
-                   now: resources.now, metrics: resources.metricsFactory, health: resources.deliveryHealth),
+        AudioRetention(store: resources.store, retention: configuration.pushToTalk.audioRetention, now: resources.now,
+                       health: resources.serviceHealth, metrics: resources.metricsFactory),
+        ChannelKeeper(channels: resources.followerChannels, settings: configuration.followers, bundleID: configuration.bundleID,
+                      policy: configuration.pushPolicy, now: resources.now, health: resources.serviceHealth,
+                      metrics: resources.metricsFactory),
+        Dispatcher(store: resources.store, client: apns, channels: resources.followerChannels, settings: configuration.dispatcher,
+                   now: resources.now, metrics: resources.metricsFactory, health: resources.deliveryHealth,
+                   serviceHealth: resources.serviceHealth),
         Ticker(store: resources.store, content: resources.content, policy: configuration.pushPolicy,
-               bundleID: configuration.bundleID, settings: ticker, now: resources.now,
-               metrics: resources.metricsFactory, held: resources.adventuresHeld),
+               bundleID: configuration.bundleID, settings: configuration.ticker, now: resources.now,
+               metrics: resources.metricsFactory, held: resources.adventuresHeld, health: resources.serviceHealth),
     ]
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Services
 
 /// The party walkie-talkie's limits: what an upload may be and how long its audio
 /// is kept.

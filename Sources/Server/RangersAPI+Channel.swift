@@ -3,6 +3,7 @@ import Game
 import Hummingbird
 import Prometheus
 import PushPolicy
+import Services
 import Store
 import Vocabulary
 import Wire

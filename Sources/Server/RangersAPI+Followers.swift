@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import PushPolicy
+import Services
 import Store
 import Vocabulary
 

@@ -2,20 +2,56 @@ import Foundation
 import Hummingbird
 import Metrics
 import Prometheus
+import Services
 
 extension RangersAPI {
-    /// Healthy when the database answers a read. A failing disk or a locked file
-    /// shows as 503, which a load balancer takes as "not now" rather than "broken
-    /// request". Says which node this is, what it holds and how many it sees.
+    /// The process lives: always 200, at once. Says which node this is, what it
+    /// holds and where its pushes go; the database's figures only when it answers
+    /// within a second (whether the node can work is `/readyz`'s to say).
     func health() async throws -> Response {
-        do {
-            let migrations = try await store.appliedMigrations()
-            return try JSONCoding.response(HealthView(
-                status: "ok", migrations: migrations.count, node: store.node, adventuresHeld: adventuresHeld.count,
-                liveNodes: try await store.liveNodes(), apns: configuration.apns))
-        } catch {
-            throw APIError(.serviceUnavailable, "unavailable", "the database does not answer")
+        let store = store
+        let read = try? await ServiceClock.continuous.value(within: .seconds(1)) {
+            (try await store.appliedMigrations().count, try await store.liveNodes())
         }
+        return try JSONCoding.response(HealthView(
+            status: "ok", migrations: read?.0, node: store.node, adventuresHeld: adventuresHeld.count,
+            liveNodes: read?.1, apns: configuration.apns))
+    }
+
+    /// Whether this node can do its work now: its database answers (within two
+    /// seconds), its heartbeat on a shared database is current, and APNs answers
+    /// its pushes. Otherwise 503 `unavailable`, its message naming each failing
+    /// check and why, with `Retry-After`: a load balancer reads it as "not this
+    /// node, not now". Loops in trouble that do not stop the node's work (the
+    /// followers' channel keeper) are listed when ready, without making it unready.
+    func readiness() async throws -> Response {
+        var checks: [ReadinessView.Check] = []
+        let store = store
+        let answered = try? await ServiceClock.continuous.value(within: .seconds(2)) { _ = try await store.appliedMigrations() }
+        checks.append(answered != nil ? .init(name: "database", ok: true)
+                                      : .init(name: "database", ok: false, reason: "the database does not answer within 2 s"))
+        checks.append(store.heartbeatIsCurrent ? .init(name: "heartbeat", ok: true)
+                      : .init(name: "heartbeat", ok: false,
+                              reason: "this node's heartbeat on the database is older than its lease; other nodes take its adventures"))
+        let (apns, since) = deliveryHealth.status
+        let seconds = Int(now().timeIntervalSince(since))
+        switch apns {
+        case .available: checks.append(.init(name: "apns", ok: true))
+        case .reconnecting: checks.append(.init(name: "apns", ok: false, reason: "APNs has answered try later or not at all for \(seconds) s"))
+        case .unavailable: checks.append(.init(name: "apns", ok: false, reason: "this node is stopping"))
+        }
+        let troubles = serviceHealth.current.sorted { $0.key < $1.key }.map { loop, trouble in
+            ReadinessView.Trouble(loop: loop, reason: trouble.reason, failures: trouble.failures,
+                                  sinceSeconds: Int(now().timeIntervalSince(trouble.since)))
+        }
+        let failing = checks.filter { !$0.ok }
+        guard failing.isEmpty else {
+            var error = APIError(.serviceUnavailable, "unavailable",
+                                 "not ready: " + failing.map { "\($0.name): \($0.reason ?? "failing")" }.joined(separator: "; "))
+            error.headers[.retryAfter] = "5"
+            throw error
+        }
+        return try JSONCoding.response(ReadinessView(status: "ready", node: store.node, checks: checks, troubles: troubles))
     }
 
     /// Prometheus text exposition of this application's registry, with the node's

@@ -1,5 +1,6 @@
 import Game
 import Hummingbird
+import Services
 import Store
 import Vocabulary
 

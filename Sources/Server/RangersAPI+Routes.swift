@@ -99,6 +99,7 @@ extension RangersAPI {
 
         // Operations
         router.get("/healthz") { _, _ in try await health() }
+        router.get("/readyz") { _, _ in try await readiness() }
         router.get("/metrics") { _, _ in await metricsText() }
         router.get("/openapi.yaml") { _, _ in try openAPIDocument() }
     }

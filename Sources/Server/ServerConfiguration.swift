@@ -1,6 +1,7 @@
 import Foundation
 import LiveView
 import PushPolicy
+import Services
 import Store
 import StoreSQLite
 import Vocabulary
@@ -42,6 +43,9 @@ public struct ServerConfiguration: Sendable {
     /// Where this node's pushes go. It has no default: a node that pushes to a
     /// simulator reaches no phone, so that is said aloud, never assumed.
     public var apns: APNsEndpointKind
+    /// How the ticker and the dispatcher pace themselves (tests and the demo look more often).
+    public var ticker: Ticker.Settings
+    public var dispatcher: Dispatcher.Settings
 
     /// Shorter game-master keys could be guessed; 32 characters of a random
     /// base64 or hex string are well beyond that.
@@ -51,19 +55,21 @@ public struct ServerConfiguration: Sendable {
     public init(
         gameMasterKey: String,
         apns: APNsEndpointKind,
-        databasePath: String = SQLiteStore.defaultPath,
+        databasePath: String = ServeSettings.defaultDatabasePath,
         databaseURL: String? = nil,
         nodeID: String? = nil,
-        leaseSeconds: Int = 5,
-        host: String = "127.0.0.1",
-        port: Int = 8080,
+        leaseSeconds: Int = ServeSettings.defaultLeaseSeconds,
+        host: String = ServeSettings.defaultHost,
+        port: Int = ServeSettings.defaultPort,
         contentDirectory: URL = URL(fileURLWithPath: "Content", isDirectory: true),
         pushPolicy: PushPolicyConfiguration = .standard,
         bundleID: String = SampleApp.bundleID,
         maximumRequestBodyBytes: Int = ServerConfiguration.defaultMaximumRequestBodyBytes,
         pushToTalk: PushToTalkSettings = PushToTalkSettings(),
         followers: FollowerSettings = FollowerSettings(),
-        liveLinkSecret: String? = nil
+        liveLinkSecret: String? = nil,
+        ticker: Ticker.Settings = Ticker.Settings(),
+        dispatcher: Dispatcher.Settings = Dispatcher.Settings()
     ) {
         self.gameMasterKey = gameMasterKey
         self.apns = apns
@@ -80,6 +86,8 @@ public struct ServerConfiguration: Sendable {
         self.pushToTalk = pushToTalk
         self.liveLinkSecret = liveLinkSecret
         self.followers = followers
+        self.ticker = ticker
+        self.dispatcher = dispatcher
     }
 
     /// The store these settings name: PostgreSQL when `databaseURL` is set, else the SQLite file.
@@ -105,7 +113,11 @@ public struct ServerConfiguration: Sendable {
                 $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0))
             }, "nodeID", "must be 1…64 letters, digits, '.', '_' or '-'")
         }
-        require((1...300).contains(leaseSeconds), "leaseSeconds", "must be 1…300 seconds, not \(leaseSeconds)")
+        require(ServeSettings.leaseRange.contains(leaseSeconds), "leaseSeconds",
+                "must be \(ServeSettings.leaseRange.lowerBound)…\(ServeSettings.leaseRange.upperBound) seconds, not \(leaseSeconds)")
+        let drain = Int(dispatcher.drainTime.components.seconds)
+        require(ServeSettings.drainRange.contains(drain), "drainSeconds",
+                "must be \(ServeSettings.drainRange.lowerBound)…\(ServeSettings.drainRange.upperBound) seconds, not \(drain)")
         require(!host.isEmpty && !host.contains(where: \.isWhitespace), "host",
                 "must be a host name or address, like 127.0.0.1 or 0.0.0.0")
         require((0...65535).contains(port), "port", "must be 0…65535, not \(port)")
@@ -142,19 +154,6 @@ public struct ServerConfiguration: Sendable {
         let problems = problems
         guard problems.isEmpty else { throw InvalidConfiguration(problems: problems) }
     }
-}
-
-public struct ConfigurationProblem: Hashable, Sendable, CustomStringConvertible {
-    /// The setting's name as `ServerConfiguration` spells it.
-    public var setting: String
-    public var message: String
-
-    public init(setting: String, message: String) {
-        self.setting = setting
-        self.message = message
-    }
-
-    public var description: String { "\(setting): \(message)" }
 }
 
 /// Why the server would not start: every bad setting at once, so one edit fixes them all.

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Services
 import Store
 import StorePostgres
 import StoreSQLite

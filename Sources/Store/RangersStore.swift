@@ -15,15 +15,23 @@ import Vocabulary
 
 /// The whole store: what `rangers serve` runs on.
 public protocol RangersStore: PlayerStore, PartyStore, TokenStore, AdventureStore, TickStore, OutboxStore,
-    WalkieTalkieStore, ReplayStore, FollowerStore, Sendable
+    WalkieTalkieStore, ReplayStore, FollowerStore, NodeStore, Sendable
 {
     /// The schema versions this store has applied, oldest first (for `/healthz`).
     func appliedMigrations() async throws -> [String]
+}
+
+/// The processes that share the store.
+public protocol NodeStore: Sendable {
     /// This process among those that share the store: its claims and leases carry it.
     var node: String { get }
     /// The processes using the store now, this one included: always 1 for a store
     /// one process owns.
     func liveNodes() async throws -> Int
+    /// Whether this process's heartbeat on a shared store is current: renewed
+    /// within its lease, so other nodes do not take its work. Always true for a
+    /// store one process owns.
+    var heartbeatIsCurrent: Bool { get }
 }
 
 public protocol PlayerStore: Sendable {

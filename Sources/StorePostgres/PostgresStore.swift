@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOSSL
 import PostgresNIO
 import Store
@@ -24,6 +25,12 @@ public final class PostgresStore: RangersStore {
     private let running: Task<Void, Never>
     private let started: AsyncStream<Void>
     private let beating: LockedTask
+    /// When the heartbeat was last renewed, by this process's monotonic clock.
+    private let lastBeat = NIOLockedValueBox<ContinuousClock.Instant?>(nil)
+
+    public var heartbeatIsCurrent: Bool {
+        lastBeat.withLockedValue { $0 }.map { ContinuousClock.now - $0 < lease } ?? false
+    }
 
     private init(location: PostgresLocation, node: String, lease: Duration, client: PostgresClient, logger: Logger) {
         self.location = location
@@ -104,10 +111,12 @@ public final class PostgresStore: RangersStore {
     /// Registers or renews this node's heartbeat, in the database's clock: every
     /// node compares against the same one.
     func beat() async throws {
+        let started = ContinuousClock.now
         try await client.query("""
             INSERT INTO node (id, started_at, alive_until) VALUES (\(node), now(), now() + make_interval(secs => \(leaseSeconds)))
             ON CONFLICT (id) DO UPDATE SET alive_until = excluded.alive_until, stopped_at = NULL
             """, logger: logger)
+        lastBeat.withLockedValue { $0 = started }
     }
 
     /// Stops renewing the heartbeat without saying the node stopped, as a process
@@ -116,12 +125,23 @@ public final class PostgresStore: RangersStore {
         await beating.stop()
     }
 
+    /// Said once when renewing starts failing (and again for another reason), and once when it works again.
     private func keepBeating() async {
+        var failing: String?
         while !Task.isCancelled {
             try? await Task.sleep(for: lease / 3)
             guard !Task.isCancelled else { return }
-            do { try await beat() } catch {
-                logger.warning("cannot renew the node's heartbeat", metadata: ["error": "\(Self.reason(of: error))"])
+            do {
+                try await beat()
+                if failing != nil { logger.notice("the node's heartbeat is renewed again") }
+                failing = nil
+            } catch {
+                let reason = Self.reason(of: error)
+                if failing != reason {
+                    logger.warning("cannot renew the node's heartbeat; trying again, and saying so once it works",
+                                   metadata: ["error": "\(reason)"])
+                }
+                failing = reason
             }
         }
     }

@@ -10,6 +10,9 @@ import Store
 /// tick stored once) is checked and written inside the same write, and SQLite runs
 /// one write at a time, so no check can be overtaken between reading and writing.
 public final class SQLiteStore: RangersStore {
+    /// One process owns the file: there is no heartbeat to keep.
+    public var heartbeatIsCurrent: Bool { true }
+
     public static let defaultPath = "./rangers.sqlite"
 
     let pool: DatabasePool

@@ -7,12 +7,12 @@ import Server
 /// $RANGERS_DB). The URL holds a password: the environment keeps it out of the
 /// process list, and nothing prints it.
 struct DatabaseOptions: ParsableArguments {
-    @Option(help: "The SQLite file (or $RANGERS_DB).")
+    @Option(name: .customLong(ServeSettings.databasePath.flag!), help: ArgumentHelp(ServeSettings.databasePath))
     var db: String?
 
-    @Option(help: ArgumentHelp(
-        "A PostgreSQL database to use instead of the SQLite file (or $RANGERS_DATABASE_URL, which keeps the password out of the process list).",
-        valueName: "postgres://user:password@host:port/name"))
+    @Option(name: .customLong(ServeSettings.databaseURL.flag!),
+            help: ArgumentHelp("\(ServeSettings.databaseURL.meaning) (or $\(ServeSettings.databaseURL.variable))",
+                               valueName: "postgres://user:password@host:port/name"))
     var database: String?
 
     /// The SQLite file (`defaultPath` when none is named) and the PostgreSQL URL,
@@ -23,8 +23,8 @@ struct DatabaseOptions: ParsableArguments {
             throw UsageError("--db names a SQLite file and --database a PostgreSQL database: pass one of them")
         }
         if let db { return (db, nil) }
-        let url = database ?? environment["RANGERS_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
-        return (environment["RANGERS_DB"] ?? defaultPath, url)
+        let url = ServeSettings.databaseURL.value(flag: database, environment: environment)
+        return (ServeSettings.databasePath.value(flag: nil, environment: environment) ?? defaultPath, url)
     }
 
     func choice(defaultPath: String) throws -> StoreChoice {

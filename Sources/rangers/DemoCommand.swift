@@ -7,6 +7,7 @@ import Game
 import Logging
 import Server
 import ServiceLifecycle
+import Services
 
 /// `rangers demo`: the whole product in one command for someone who has just cloned
 /// the repository. The server runs in this process with its APNs simulator; three
@@ -59,8 +60,9 @@ struct DemoCommand: AsyncParsableCommand {
         let configuration = ServerConfiguration(
             gameMasterKey: DemoScript.randomHex(), apns: .simulator, databasePath: databasePath, databaseURL: databaseURL, host: "127.0.0.1", port: 0,
             contentDirectory: content.directory, pushPolicy: try PolicyEnvironment.configuration(),
-            followers: FollowerSettings(tokenFollowersPerAdventure: max(FollowerSettings().tokenFollowersPerAdventure, followers)))
-        var resources: ServerResources
+            followers: FollowerSettings(tokenFollowersPerAdventure: max(FollowerSettings().tokenFollowersPerAdventure, followers)),
+            ticker: Ticker.Settings(longestWait: .milliseconds(50)), dispatcher: Dispatcher.Settings(idleWait: .milliseconds(50)))
+        let resources: ServerResources
         do {
             resources = try await ServerResources.open(configuration, now: { clock.now })
         } catch let error as InvalidConfiguration {
@@ -71,21 +73,10 @@ struct DemoCommand: AsyncParsableCommand {
             throw UsageError("route: no route '\(chosenRoute)' in \(content.directory.path)/bosses.json")
         }
 
-        let simulator = try await APNsSimulator.start(APNsSimulatorConfiguration(port: 0))
-        let key = APNsSigningKey.generate(keyID: "DEMOKEY001", teamID: "DEMOTEAM01").key
-        try simulator.registerProviderKey(key)
-        resources.showEndpointRecords { [simulator] in simulator.devicesReached(byAccepted: $0) }
-        let apns = APNsClient(environment: .custom(simulator.baseURL, management: simulator.managementBaseURL), key: key,
-                              transport: try CurlHTTP2Transport(configuration: CurlTransportConfiguration(caFile: simulator.certificateFile)),
-                              metrics: resources.metricsFactory)
-        resources.followerChannels.use(apns)
+        let apns = try await APNsEndpoint.simulator(metrics: resources.metricsFactory)
+        let simulator = apns.simulator!
         let listening = PortBox()
-        let app = try buildApplication(
-            configuration, resources: resources,
-            services: backgroundServices(configuration, resources: resources, apns: apns,
-                                         ticker: Ticker.Settings(longestWait: .milliseconds(50)),
-                                         dispatcher: Dispatcher.Settings(idleWait: .milliseconds(50))),
-            onListening: { listening.set($0) })
+        let app = try buildApplication(configuration, resources: resources, apns: apns, onListening: { listening.set($0) })
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: Logger(label: "rangers.demo")))
 
@@ -108,7 +99,6 @@ struct DemoCommand: AsyncParsableCommand {
         }
         await resources.close()
         await apns.shutdown()
-        try await simulator.shutdown()
     }
 
     private static func firstRoute(of resources: ServerResources) throws -> RouteID {

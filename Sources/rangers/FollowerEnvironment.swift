@@ -1,5 +1,6 @@
 import Foundation
 import Server
+import Services
 import Vocabulary
 
 /// The followers' settings of `rangers serve` from the environment; unset ones

@@ -3,6 +3,7 @@ import APNsCurl
 import ArgumentParser
 import Foundation
 import Metrics
+import Server
 import Vocabulary
 
 /// `rangers push`: one push from the terminal, like the talk's curl example,
@@ -209,20 +210,24 @@ struct PushCommand: AsyncParsableCommand {
 
 /// How to reach APNs and sign for it, shared by the commands that send.
 struct APNsConnectionOptions: ParsableArguments {
-    @Option(help: "The .p8 key file (or $APNS_KEY_FILE).")
+    @Option(name: .customLong(ServeSettings.apnsKeyFile.flag!), help: ArgumentHelp(ServeSettings.apnsKeyFile))
     var keyFile: String?
 
-    @Option(help: "The key's id (or $APNS_KEY_ID).")
+    @Option(name: .customLong(ServeSettings.apnsKeyID.flag!), help: ArgumentHelp(ServeSettings.apnsKeyID))
     var keyID: String?
 
-    @Option(help: "The team id (or $APNS_TEAM_ID).")
+    @Option(name: .customLong(ServeSettings.apnsTeamID.flag!), help: ArgumentHelp(ServeSettings.apnsTeamID))
     var teamID: String?
 
-    @Option(help: "sandbox or production (or $APNS_ENVIRONMENT; `push` defaults to sandbox, `serve` needs it said).")
+    @Option(name: .customLong(ServeSettings.apnsEnvironment.flag!),
+            help: ArgumentHelp(ServeSettings.apnsEnvironment.meaning + " (or $APNS_ENVIRONMENT; `push` defaults to sandbox, `serve` needs it said)"))
     var environment: String?
 
-    @Option(help: "Any APNs base URL instead, e.g. https://127.0.0.1:2197 for `rangers apns-sim`.")
+    @Option(name: .customLong(ServeSettings.apnsURL.flag!), help: ArgumentHelp(ServeSettings.apnsURL))
     var apnsURL: String?
+
+    /// `--apns-url`, else `$APNS_URL`.
+    var endpointURL: String? { ServeSettings.apnsURL.value(flag: apnsURL) }
 
     @Option(help: "Where broadcast channels are managed (default: Apple's management host for --environment, or --apns-url), e.g. https://127.0.0.1:2195 for `rangers apns-sim`.")
     var managementURL: String?
@@ -233,12 +238,15 @@ struct APNsConnectionOptions: ParsableArguments {
     /// `defaultEnvironment` is Apple's environment when none is given; nil makes
     /// one required (unless --apns-url names the endpoint itself).
     func client(metrics: any MetricsFactory = MetricsSystem.factory, defaultEnvironment: AppleEnvironment? = .sandbox) throws -> APNsClient {
-        let env = ProcessInfo.processInfo.environment
-        guard let keyFile = keyFile ?? env["APNS_KEY_FILE"] else {
+        try endpoint(metrics: metrics, defaultEnvironment: defaultEnvironment).client
+    }
+
+    func endpoint(metrics: any MetricsFactory = MetricsSystem.factory, defaultEnvironment: AppleEnvironment? = .sandbox) throws -> APNsEndpoint {
+        guard let keyFile = ServeSettings.apnsKeyFile.value(flag: keyFile) else {
             throw UsageError("no key: pass --key-file or set APNS_KEY_FILE")
         }
-        guard let keyID = keyID ?? env["APNS_KEY_ID"] else { throw UsageError("no key id: pass --key-id or set APNS_KEY_ID") }
-        guard let teamID = teamID ?? env["APNS_TEAM_ID"] else {
+        guard let keyID = ServeSettings.apnsKeyID.value(flag: keyID) else { throw UsageError("no key id: pass --key-id or set APNS_KEY_ID") }
+        guard let teamID = ServeSettings.apnsTeamID.value(flag: teamID) else {
             throw UsageError("no team id: pass --team-id or set APNS_TEAM_ID")
         }
         let key: APNsSigningKey
@@ -251,13 +259,11 @@ struct APNsConnectionOptions: ParsableArguments {
         if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw UsageError("cannot read the CA file \(caFile)")
         }
-        let transport: CurlHTTP2Transport
         do {
-            transport = try CurlHTTP2Transport(configuration: CurlTransportConfiguration(caFile: caFile.map { URL(fileURLWithPath: $0) }))
+            return try .remote(target, key: key, caFile: caFile.map { URL(fileURLWithPath: $0) }, metrics: metrics)
         } catch {
             throw UsageError("\(error)")
         }
-        return APNsClient(environment: target, key: key, transport: transport, metrics: metrics)
     }
 
     enum AppleEnvironment: String { case sandbox, production }
@@ -265,8 +271,8 @@ struct APNsConnectionOptions: ParsableArguments {
     /// Apple's environment as --environment or $APNS_ENVIRONMENT name it, else
     /// `defaultEnvironment`; with --apns-url alone, sandbox (only channel management's default host depends on it).
     func appleEnvironment(default defaultEnvironment: AppleEnvironment?) throws -> AppleEnvironment {
-        guard let named = environment ?? ProcessInfo.processInfo.environment["APNS_ENVIRONMENT"] else {
-            guard let chosen = defaultEnvironment ?? (apnsURL == nil ? nil : .sandbox) else {
+        guard let named = ServeSettings.apnsEnvironment.value(flag: environment) else {
+            guard let chosen = defaultEnvironment ?? (endpointURL == nil ? nil : .sandbox) else {
                 throw UsageError("no APNs environment: pass --environment sandbox|production or set APNS_ENVIRONMENT")
             }
             return chosen
@@ -280,7 +286,7 @@ struct APNsConnectionOptions: ParsableArguments {
     /// Apple's sandbox or production hosts, or the URLs given (a management URL
     /// alone keeps Apple's push host for --environment).
     private func target(defaultEnvironment: AppleEnvironment?) throws -> APNsEnvironment {
-        for (name, value) in [("--apns-url", apnsURL), ("--management-url", managementURL)] {
+        for (name, value) in [("--apns-url", endpointURL), ("--management-url", managementURL)] {
             guard let value else { continue }
             guard let url = URL(string: value), url.scheme == "https", url.host != nil else {
                 throw UsageError("\(name) must be an https URL, e.g. https://127.0.0.1:2197")
@@ -290,8 +296,8 @@ struct APNsConnectionOptions: ParsableArguments {
         case .sandbox: .sandbox
         case .production: .production
         }
-        if apnsURL == nil, managementURL == nil { return apple }
-        return .custom(apnsURL ?? apple.baseURL, management: managementURL)
+        if endpointURL == nil, managementURL == nil { return apple }
+        return .custom(endpointURL ?? apple.baseURL, management: managementURL)
     }
 }
 

@@ -41,18 +41,9 @@ struct UsageError: Error {
 
     /// One line per unusable setting, each saying where the setting comes from.
     init(_ error: InvalidConfiguration) {
-        let sources = [
-            "gameMasterKey": "$RANGERS_GAME_MASTER_KEY", "databasePath": "--db or $RANGERS_DB",
-            "databaseURL": "--database or $RANGERS_DATABASE_URL", "host": "--host or $RANGERS_HOST",
-            "port": "--port or $RANGERS_PORT", "bundleID": "--bundle-id or $RANGERS_BUNDLE_ID",
-            "contentDirectory": "--content or $RANGERS_CONTENT", "pushPolicy": "$RANGERS_POLICY_*",
-            "pushToTalk.audioRetention": "$RANGERS_PTT_AUDIO_RETENTION", "nodeID": "--node-id or $RANGERS_NODE_ID",
-            "leaseSeconds": "--lease-seconds or $RANGERS_LEASE_SECONDS", "liveLinkSecret": "$RANGERS_LIVE_LINK_SECRET",
-            "followers.tokenFollowersPerAdventure": "$RANGERS_TOKEN_FOLLOWERS_PER_ADVENTURE",
-            "followers.channelLimit": "$RANGERS_CHANNEL_LIMIT",
-        ]
         message = error.problems.map { problem in
-            sources[problem.setting].map { "\(problem.setting) (\($0)): \(problem.message)" } ?? problem.description
+            let sources = problem.setting == "pushPolicy" ? "$RANGERS_POLICY_*" : ServeSettings.named(problem.setting)?.sources
+            return sources.map { "\(problem.setting) (\($0)): \(problem.message)" } ?? problem.description
         }.joined(separator: "\n")
     }
 
@@ -66,11 +57,17 @@ struct UsageError: Error {
 
 /// Where Content/ is: `--content`, else `$RANGERS_CONTENT`, else ./Content.
 struct ContentOptions: ParsableArguments {
-    @Option(name: .customLong("content"), help: "The content folder (default: $RANGERS_CONTENT or ./Content).")
+    @Option(name: .customLong(ServeSettings.contentDirectory.flag!), help: ArgumentHelp(ServeSettings.contentDirectory))
     var path: String?
 
     var directory: URL {
-        let chosen = path ?? ProcessInfo.processInfo.environment["RANGERS_CONTENT"] ?? "Content"
-        return URL(fileURLWithPath: chosen, isDirectory: true)
+        URL(fileURLWithPath: ServeSettings.contentDirectory.value(flag: path) ?? "Content", isDirectory: true)
+    }
+}
+
+extension ArgumentHelp {
+    /// A flag's help as its declaration says it.
+    init(_ setting: ServeSetting) {
+        self.init("\(setting.meaning) (or $\(setting.variable); default: \(setting.shownDefault))")
     }
 }

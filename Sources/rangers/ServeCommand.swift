@@ -4,45 +4,46 @@ import APNsSimulator
 import ArgumentParser
 import Foundation
 import Hummingbird
+import Logging
 import Server
+import ServiceLifecycle
+import Services
 import Vocabulary
 
 /// `rangers serve`: the HTTP API, the ticker and the dispatcher in one process.
-/// Every setting has a flag and an environment variable; the game-master key is
-/// read only from the environment, so it never shows in a process list.
+/// Its settings are declared in `ServeSettings` (flag, environment variable,
+/// default); secrets are read only from the environment, so they never show in
+/// a process list.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Run the server: the HTTP API, the ticker and the dispatcher.",
-        discussion: """
-            The game-master key comes from $RANGERS_GAME_MASTER_KEY (at least 32 characters), and the secret \
-            live-page links are signed with from $RANGERS_LIVE_LINK_SECRET (at least 32 characters; the same on \
-            every node behind one load balancer; without it, links last only as long as this process). \
-            Where pushes go must be said: --apns apple sends them to Apple's APNs with the key from \
-            --key-file/--key-id/--team-id and --environment sandbox|production (or APNS_KEY_FILE, APNS_KEY_ID, \
-            APNS_TEAM_ID, APNS_ENVIRONMENT); --apns simulator answers them from an APNs simulator inside the \
-            process, and they reach no phone (for a developer's desk; `rangers demo` uses it too).
-            """
+        discussion: "Read from the environment only:\n"
+            + ServeSettings.all.filter { $0.flag == nil }
+                .map { "  \($0.sources): \($0.meaning) (default: \($0.shownDefault))" }.joined(separator: "\n")
     )
 
     @OptionGroup var database: DatabaseOptions
 
-    @Option(help: "This node's id among those sharing a PostgreSQL database (or $RANGERS_NODE_ID; default: generated).")
+    @Option(name: .customLong(ServeSettings.nodeID.flag!), help: ArgumentHelp(ServeSettings.nodeID))
     var nodeID: String?
 
-    @Option(help: "Seconds a node's heartbeat and adventure leases last without renewal, on PostgreSQL (or $RANGERS_LEASE_SECONDS; default 5).")
-    var leaseSeconds: Int?
+    @Option(name: .customLong(ServeSettings.leaseSeconds.flag!), help: ArgumentHelp(ServeSettings.leaseSeconds))
+    var leaseSeconds: String?
 
-    @Option(help: "The address to listen on (or $RANGERS_HOST).")
+    @Option(name: .customLong(ServeSettings.drainSeconds.flag!), help: ArgumentHelp(ServeSettings.drainSeconds))
+    var drainSeconds: String?
+
+    @Option(name: .customLong(ServeSettings.host.flag!), help: ArgumentHelp(ServeSettings.host))
     var host: String?
 
-    @Option(help: "The port to listen on (or $RANGERS_PORT).")
-    var port: Int?
+    @Option(name: .customLong(ServeSettings.port.flag!), help: ArgumentHelp(ServeSettings.port))
+    var port: String?
 
-    @Option(help: "The app's bundle id (or $RANGERS_BUNDLE_ID).")
+    @Option(name: .customLong(ServeSettings.bundleID.flag!), help: ArgumentHelp(ServeSettings.bundleID))
     var bundleID: String?
 
-    @Option(help: "Where pushes go, required: apple or simulator (or $RANGERS_APNS).")
+    @Option(name: .customLong(ServeSettings.apns.flag!), help: ArgumentHelp(ServeSettings.apns))
     var apns: String?
 
     @OptionGroup var content: ContentOptions
@@ -55,32 +56,29 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         // Before anything is opened: a node that would push nowhere useful starts no server and makes no database.
-        guard let mode = apns ?? environment["RANGERS_APNS"] else { throw UsageError(Self.noAPNsChoice) }
+        guard let mode = ServeSettings.apns.value(flag: apns) else { throw UsageError(Self.noAPNsChoice) }
         guard mode == "apple" || mode == "simulator" else {
-            throw UsageError("apns: '\(mode.prefix(40))' must be apple or simulator (RANGERS_APNS)")
+            throw UsageError("apns: '\(mode.prefix(40))' must be apple or simulator (\(ServeSettings.apns.sources))")
         }
-        let portText = port.map(String.init) ?? environment["RANGERS_PORT"] ?? "8080"
-        guard let port = Int(portText) else { throw UsageError("port: '\(portText)' is not a number (RANGERS_PORT)") }
         var pushToTalk = PushToTalkSettings()
-        if let retention = environment["RANGERS_PTT_AUDIO_RETENTION"] {
+        if let retention = ServeSettings.audioRetention.value(flag: nil) {
             pushToTalk.audioRetention = .seconds(try DurationText.seconds(parsing: retention))
         }
-        let (databasePath, databaseURL) = try database.settings(defaultPath: "rangers.sqlite")
-        let leaseText = leaseSeconds.map(String.init) ?? environment["RANGERS_LEASE_SECONDS"] ?? "5"
-        guard let lease = Int(leaseText) else {
-            throw UsageError("leaseSeconds (--lease-seconds or $RANGERS_LEASE_SECONDS): '\(leaseText)' is not a number")
-        }
+        let (databasePath, databaseURL) = try database.settings(defaultPath: ServeSettings.defaultDatabasePath)
         let configuration = ServerConfiguration(
-            gameMasterKey: environment["RANGERS_GAME_MASTER_KEY"] ?? "", apns: try endpointKind(mode),
+            gameMasterKey: ServeSettings.gameMasterKey.value(flag: nil) ?? "", apns: try endpointKind(mode),
             databasePath: databasePath, databaseURL: databaseURL,
-            nodeID: nodeID ?? environment["RANGERS_NODE_ID"], leaseSeconds: lease,
-            host: host ?? environment["RANGERS_HOST"] ?? "127.0.0.1",
-            port: port,
+            nodeID: ServeSettings.nodeID.value(flag: nodeID),
+            leaseSeconds: try Self.number(ServeSettings.leaseSeconds, flag: leaseSeconds) ?? ServeSettings.defaultLeaseSeconds,
+            host: ServeSettings.host.value(flag: host) ?? ServeSettings.defaultHost,
+            port: try Self.number(ServeSettings.port, flag: port) ?? ServeSettings.defaultPort,
             contentDirectory: content.directory,
             pushPolicy: try PolicyEnvironment.configuration(from: environment),
-            bundleID: bundleID ?? environment["RANGERS_BUNDLE_ID"] ?? SampleApp.bundleID,
+            bundleID: ServeSettings.bundleID.value(flag: bundleID) ?? SampleApp.bundleID,
             pushToTalk: pushToTalk, followers: try FollowerEnvironment.settings(from: environment),
-            liveLinkSecret: environment["RANGERS_LIVE_LINK_SECRET"])
+            liveLinkSecret: ServeSettings.liveLinkSecret.value(flag: nil),
+            dispatcher: Dispatcher.Settings(drainTime: .seconds(
+                try Self.number(ServeSettings.drainSeconds, flag: drainSeconds) ?? ServeSettings.defaultDrainSeconds)))
         let resources: ServerResources
         do {
             resources = try await ServerResources.open(configuration)
@@ -88,47 +86,60 @@ struct ServeCommand: AsyncParsableCommand {
             throw UsageError(error)
         }
 
-        let client: APNsClient
-        var simulator: APNsSimulator?
+        let apns: APNsEndpoint
         switch configuration.apns {
         case .simulator:
-            let started = try await APNsSimulator.start(APNsSimulatorConfiguration(port: 0))
-            let key = APNsSigningKey.generate(keyID: "SIMKEY0001", teamID: "SIMTEAM001").key
-            try started.registerProviderKey(key)
-            let transport = try CurlHTTP2Transport(configuration: CurlTransportConfiguration(caFile: started.certificateFile))
-            client = APNsClient(environment: .custom(started.baseURL, management: started.managementBaseURL), key: key, transport: transport,
-                                metrics: resources.metricsFactory)
-            simulator = started
-            print("APNs: THE SIMULATOR inside this process at \(started.baseURL): pushes reach no phone "
+            apns = try await .simulator(metrics: resources.metricsFactory)
+            print("APNs: THE SIMULATOR inside this process at \(apns.client.environment.baseURL): pushes reach no phone "
                   + "(for Apple's APNs: --apns apple)")
         case .sandbox, .production, .custom:
-            client = try connection.client(metrics: resources.metricsFactory, defaultEnvironment: nil)
-            print("APNs: \(client.environment.baseURL)")
+            apns = try connection.endpoint(metrics: resources.metricsFactory, defaultEnvironment: nil)
+            print("APNs: \(apns.client.environment.baseURL)")
         }
 
         if configuration.liveLinkSecret == nil {
             print("Live-page links: signed with a secret made for this process (they stop working when it stops); "
                   + "set RANGERS_LIVE_LINK_SECRET to keep them across restarts and nodes")
         }
-        resources.followerChannels.use(client)
-        let app = try buildApplication(
-            configuration, resources: resources,
-            services: backgroundServices(configuration, resources: resources, apns: client),
-            onListening: { port in
-                print("Listening on http://\(configuration.host):\(port) (database \(configuration.store), node \(resources.store.node))")
-                fflush(nil)
-            })
-        try await app.runService()
-        await resources.close()
-        await client.shutdown()
-        try await simulator?.shutdown()
+        let app = try buildApplication(configuration, resources: resources, apns: apns, onListening: { port in
+            print("Listening on http://\(configuration.host):\(port) (database \(configuration.store), node \(resources.store.node))")
+            fflush(nil)
+        })
+        // The drain has its deadline; this bounds everything else a stop waits for
+        // (requests in flight, the last commit), so a node whose database is gone still exits.
+        var stopping = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint],
+                                                 logger: Logger(label: "rangers"))
+        stopping.maximumGracefulShutdownDuration = configuration.dispatcher.drainTime + .seconds(5)
+        stopping.maximumCancellationDuration = .seconds(5)
+        var left: PushesLeftUnsent?
+        do {
+            try await ServiceGroup(configuration: stopping).run()
+        } catch let error as PushesLeftUnsent {
+            left = error
+        }
+        if try await ServiceClock.continuous.value(within: .seconds(5), of: { [resources] in await resources.close() }) == nil {
+            print("the database did not answer while closing; this node's heartbeat and leases run out by themselves")
+        }
+        await apns.shutdown()
+        if let left {
+            // Said on one line; the exit status is 1 (2 is for settings refused at start).
+            FileHandle.standardError.write(Data("rangers serve: \(left)\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+
+    /// A whole number from the flag or the environment; nil when neither gives one.
+    static func number(_ setting: ServeSetting, flag: String?) throws(UsageError) -> Int? {
+        guard let text = setting.value(flag: flag) else { return nil }
+        guard let value = Int(text) else { throw UsageError("\(setting.name) (\(setting.sources)): '\(text.prefix(40))' is not a number") }
+        return value
     }
 
     /// What `mode` and the connection options name, checked before anything starts.
     private func endpointKind(_ mode: String) throws -> APNsEndpointKind {
         guard mode == "apple" else { return .simulator }
         let environment = try connection.appleEnvironment(default: nil)
-        if connection.apnsURL != nil { return .custom }
+        if connection.endpointURL != nil { return .custom }
         return environment == .production ? .production : .sandbox
     }
 }

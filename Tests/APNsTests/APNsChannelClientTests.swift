@@ -5,7 +5,7 @@ import PushVocabulary
 import Testing
 
 /// Channel management and broadcasts through the APNs client: the requests it
-/// builds and how it classifies and retries the answers (docs/apns-broadcast.md).
+/// builds and how it classifies and retries the answers (docs/apns.md).
 @Suite struct APNsChannelClientTests {
     let clock = TestClock()
     let sleeps = RecordedSleeps()

@@ -10,7 +10,7 @@ import Testing
         ("BadPriority", 400), ("BadTopic", 400), ("DeviceTokenNotForTopic", 400), ("DuplicateHeaders", 400),
         ("IdleTimeout", 400), ("InvalidPushType", 400), ("MissingDeviceToken", 400), ("MissingTopic", 400),
         ("PayloadEmpty", 400), ("TopicDisallowed", 400),
-        // Broadcasts and channel management (docs/apns-broadcast.md)
+        // Broadcasts and channel management (docs/apns.md)
         ("FeatureNotEnabled", 400), ("MissingChannelId", 400), ("BadChannelId", 400), ("ChannelNotRegistered", 400),
         ("BadRequestParams", 400), ("BadRequestPayload", 400), ("MissingPushType", 400), ("CannotCreateChannelConfig", 400),
         ("TopicMismatch", 403),

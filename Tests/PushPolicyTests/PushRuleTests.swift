@@ -52,7 +52,7 @@ enum Variants {
     }
 
     /// A rule that never comes first for any event is dead weight in the table
-    /// the README prints (and probably a misordering).
+    /// docs/push-policy.md prints (and probably a misordering).
     @Test func everyRuleDecidesSomeEvent() {
         var deciding = Set<Int>()
         for event in Variants.events {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `rangers channels` and `rangers push --channel` against `rangers apns-sim`, all as
-/// real processes, as the README shows.
+/// real processes, as docs/apns.md shows.
 @Suite struct ChannelsCommandTests {
     static let update = #"{"currentHealthLevel":0.5,"eventDescription":"Boss hit!"}"#
 

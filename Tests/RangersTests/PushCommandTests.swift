@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `rangers push` against `rangers apns-sim`, both as real processes, as the README shows.
+/// `rangers push` against `rangers apns-sim`, both as real processes, as docs/apns.md shows.
 @Suite struct PushCommandTests {
     @Test func pushIsDeliveredToTheSimulatorAndMistakesStopBeforeSending() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("apns-sim-\(UUID().uuidString)")

@@ -5,18 +5,18 @@ import Foundation
 import Testing
 import Wire
 
-/// README's two examples are these files, word for word, and they work: the app's
+/// The two examples in docs/libraries.md are these files, word for word, and they work: the app's
 /// reads a push exactly as the server encodes it, the server's sends one that the
 /// APNs simulator (checking requests as Apple does) delivers.
 @Suite struct ReadmeExampleTests {
     static let testsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    static let readme = testsDirectory.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md")
+    static let readme = testsDirectory.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/libraries.md")
 
     /// The first ```swift block after the heading `heading`.
     static func readmeBlock(after heading: String) throws -> String {
         let text = try String(contentsOf: readme, encoding: .utf8)
         let section = try #require(text.range(of: "\n## \(heading)\n") ?? text.range(of: "\n### \(heading)\n"),
-                                   "README has no heading \(heading)")
+                                   "docs/libraries.md has no heading \(heading)")
         let rest = text[section.upperBound...]
         let open = try #require(rest.range(of: "```swift\n"), "no swift block under \(heading)")
         let close = try #require(rest[open.upperBound...].range(of: "\n```\n"))
@@ -31,7 +31,7 @@ import Wire
         let source = try String(contentsOf: Self.testsDirectory.appendingPathComponent(file), encoding: .utf8)
         let block = try Self.readmeBlock(after: heading)
         #expect(block == source.trimmingCharacters(in: .newlines),
-                "README's block under \"\(heading)\" and Tests/ReadmeExampleTests/\(file) differ: copy the file into README")
+                "docs/libraries.md's block under \"\(heading)\" and Tests/ReadmeExampleTests/\(file) differ: copy the file into docs/libraries.md")
     }
 
     @Test func theAppReadsAPushAsTheServerEncodedIt() throws {

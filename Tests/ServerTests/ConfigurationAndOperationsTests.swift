@@ -96,6 +96,36 @@ import Testing
         }
     }
 
+    /// Ready while the database answers and APNs answers pushes; a loop in
+    /// trouble that does not stop the node's work is listed, and APNs answering
+    /// "try later" makes the node unready, saying why, with Retry-After.
+    @Test func readinessSaysWhetherTheNodeCanWorkAndWhyNot() async throws {
+        let server = try await TestServer()
+        try await server.test { api in
+            let ready = try await api.send(.get, "/readyz")
+            #expect(ready.status == 200)
+            #expect(ready.json["status"].string == "ready")
+            #expect((0..<3).map { ready.json["checks"][$0]["name"].string } == ["database", "heartbeat", "apns"])
+            #expect((0..<3).allSatisfy { ready.json["checks"][$0]["ok"] == .bool(true) })
+
+            _ = server.resources.serviceHealth.failed("channelKeeper", reason: "APNs refused: FeatureNotEnabled", at: TestServer.startTime)
+            let troubled = try await api.send(.get, "/readyz")
+            #expect(troubled.status == 200, "the keeper's trouble does not stop the node's work")
+            #expect(troubled.json["troubles"][0]["reason"].string == "APNs refused: FeatureNotEnabled")
+
+            server.resources.deliveryHealth.record(.retryLater(at: TestServer.startTime, reason: "503 ServiceUnavailable"),
+                                                   at: TestServer.startTime)
+            let unready = try await api.send(.get, "/readyz")
+            #expect(unready.status == 503)
+            #expect(unready.headers[.retryAfter] == "5")
+            #expect(unready.json["error"].string == "unavailable")
+            #expect(unready.json["message"].string?.hasPrefix("not ready: apns: APNs has answered try later") == true,
+                    "\(unready.text)")
+            // Alive all the same.
+            #expect(try await api.send(.get, "/healthz").status == 200)
+        }
+    }
+
     @Test func metricsCountRequestsByRouteTemplateInTheApplicationsOwnRegistry() async throws {
         let server = try await TestServer()
         try await server.test { api in
@@ -115,4 +145,18 @@ import Testing
             #expect(!metrics.text.contains(#"route="/v1/players""#))
         }
     }
+}
+
+/// The README's table of `rangers serve`'s settings is the one `ServeSettings` declares.
+@Test func readmeShowsTheServeSettingsAsDeclared() throws {
+    let readme = TestServer.repository.appendingPathComponent("README.md")
+    let text = try String(contentsOf: readme, encoding: .utf8)
+    if !text.contains(ServeSettings.markdownTable) {
+        // The table to paste, whole, where a reader can take it from.
+        let expected = FileManager.default.temporaryDirectory.appendingPathComponent("serve-settings-table.md")
+        try ServeSettings.markdownTable.write(to: expected, atomically: true, encoding: .utf8)
+        Issue.record("README.md must contain the table in \(expected.path)")
+    }
+    let variables = ServeSettings.all.map(\.variable)
+    #expect(Set(variables).count == variables.count, "each variable declared once")
 }

@@ -7,6 +7,7 @@ import HummingbirdTesting
 import Logging
 import Server
 import ServiceLifecycle
+import Services
 import Store
 import StoreTestSupport
 import Testing
@@ -70,24 +71,21 @@ struct DeliveryHarness: Sendable {
         let configuration = ServerConfiguration(
             gameMasterKey: TestServer.gameMasterKey, apns: .simulator, databasePath: engine == .sqlite ? database.location : "unused.sqlite",
             databaseURL: engine == .postgres ? database.location : nil,
-            port: 0, contentDirectory: TestServer.contentDirectory, bundleID: TestServer.bundleID, followers: followers)
+            port: 0, contentDirectory: TestServer.contentDirectory, bundleID: TestServer.bundleID, followers: followers,
+            ticker: Ticker.Settings(longestWait: .milliseconds(2)),
+            dispatcher: Dispatcher.Settings(maximumInFlight: 8, idleWait: .milliseconds(2)))
         // Just before the end of the start's second: the adventure starts in that
         // second, and each whole second the test moves on brings the next tick due
         // whatever its phase (`TickSchedule`).
         let clock = ManualClock(TestServer.startTime.addingTimeInterval(0.999))
         let resources = try await ServerResources.open(configuration, now: { clock.now })
-        let simulator = try await APNsSimulator.start()
-        let key = APNsSigningKey.generate(keyID: "KEY1234567", teamID: "TEAM123456").key
-        try simulator.registerProviderKey(key)
-        let transport = try CurlHTTP2Transport(configuration: .init(caFile: simulator.certificateFile))
         // One attempt per claim: a failure goes back to the outbox and the
         // dispatcher's own retry is what is tested.
-        let client = APNsClient(environment: .custom(simulator.baseURL, management: simulator.managementBaseURL), key: key,
-                                transport: transport, retry: APNsRetryPolicy(maximumAttempts: 1),
-                                metrics: resources.metricsFactory)
-        resources.followerChannels.use(client)
+        let endpoint = try await APNsEndpoint.simulator(APNsSimulatorConfiguration(), retry: APNsRetryPolicy(maximumAttempts: 1),
+                                                        metrics: resources.metricsFactory)
+        resources.followerChannels.use(endpoint.client)
         return DeliveryHarness(clock: clock, database: database, configuration: configuration, resources: resources,
-                               simulator: simulator, client: client)
+                               simulator: endpoint.simulator!, client: endpoint.client)
     }
 
     func shutdown() async {
@@ -122,10 +120,9 @@ struct DeliveryHarness: Sendable {
     /// gracefully, as SIGTERM would, and waits until they have stopped.
     func withServices<Value: Sendable>(drainTime: Duration = .seconds(10),
                                        _ body: @Sendable () async throws -> Value) async throws -> Value {
-        let services = backgroundServices(
-            configuration, resources: resources, apns: client,
-            ticker: Ticker.Settings(longestWait: .milliseconds(2)),
-            dispatcher: Dispatcher.Settings(maximumInFlight: 8, idleWait: .milliseconds(2), drainTime: drainTime))
+        var configuration = configuration
+        configuration.dispatcher.drainTime = drainTime
+        let services = backgroundServices(configuration, resources: resources, apns: client)
         let group = ServiceGroup(configuration: .init(services: services, logger: Logger(label: "rangers.tests")))
         return try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }

@@ -3,6 +3,7 @@ import APNsSimulator
 import Foundation
 import Game
 import Server
+import Services
 import Store
 import StoreTestSupport
 import Testing

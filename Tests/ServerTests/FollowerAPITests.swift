@@ -1,5 +1,6 @@
 import Foundation
 import Server
+import Services
 import Store
 import Testing
 import Vocabulary

@@ -12,6 +12,7 @@ import ServiceLifecycle
 import Store
 import StoreTestSupport
 import Vocabulary
+import Services
 
 /// What `rangers serve` runs (the HTTP API, the ticker, the dispatcher) in this
 /// process on a real port that a browser reaches, over a SQLite file, pushing to
@@ -26,8 +27,9 @@ final class LivePageServer: @unchecked Sendable {
     let clock = ManualClock(TestServer.startTime.addingTimeInterval(0.999))
     let database: TestDatabase
     private(set) var configuration: ServerConfiguration
-    let simulator: APNsSimulator
-    let client: APNsClient
+    let apns: APNsEndpoint
+    var simulator: APNsSimulator { apns.simulator! }
+    var client: APNsClient { apns.client }
     private(set) var resources: ServerResources?
     private var group: ServiceGroup?
     private var running: Task<Void, any Error>?
@@ -35,11 +37,10 @@ final class LivePageServer: @unchecked Sendable {
     var store: any RangersStore { resources!.store }
     var base: String { "http://127.0.0.1:\(configuration.port)" }
 
-    private init(database: TestDatabase, configuration: ServerConfiguration, simulator: APNsSimulator, client: APNsClient) {
+    private init(database: TestDatabase, configuration: ServerConfiguration, apns: APNsEndpoint) {
         self.database = database
         self.configuration = configuration
-        self.simulator = simulator
-        self.client = client
+        self.apns = apns
     }
 
     /// `policy`: what the pushes' stale dates are made of.
@@ -48,32 +49,21 @@ final class LivePageServer: @unchecked Sendable {
         let configuration = ServerConfiguration(
             gameMasterKey: TestServer.gameMasterKey, apns: .simulator, databasePath: database.location, port: 0,
             contentDirectory: TestServer.contentDirectory, pushPolicy: policy, bundleID: TestServer.bundleID,
-            followers: DeliveryHarness.followerSettings, liveLinkSecret: liveLinkSecret)
-        let simulator = try await APNsSimulator.start()
-        let key = APNsSigningKey.generate(keyID: "KEY1234567", teamID: "TEAM123456").key
-        try simulator.registerProviderKey(key)
-        let transport = try CurlHTTP2Transport(configuration: .init(caFile: simulator.certificateFile))
+            followers: DeliveryHarness.followerSettings, liveLinkSecret: liveLinkSecret,
+            ticker: Ticker.Settings(longestWait: .milliseconds(2)), dispatcher: Dispatcher.Settings(maximumInFlight: 8, idleWait: .milliseconds(2)))
         // One attempt per claim: an answer to try later goes back to the outbox, where the page sees it wait.
         // The management API too: followers' channels are made on it.
-        let client = APNsClient(environment: .custom(simulator.baseURL, management: simulator.managementBaseURL), key: key,
-                                transport: transport, retry: APNsRetryPolicy(maximumAttempts: 1))
-        let server = LivePageServer(database: database, configuration: configuration, simulator: simulator, client: client)
+        let apns = try await APNsEndpoint.simulator(APNsSimulatorConfiguration(), retry: APNsRetryPolicy(maximumAttempts: 1))
+        let server = LivePageServer(database: database, configuration: configuration, apns: apns)
         try await server.run()
         return server
     }
 
     /// Opens the store and serves: on the port it had before, or a free one the first time.
     func run() async throws {
-        var resources = try await ServerResources.open(configuration, now: { [clock] in clock.now })
-        resources.followerChannels.use(client)
-        resources.showEndpointRecords { [simulator] in simulator.devicesReached(byAccepted: $0) }
+        let resources = try await ServerResources.open(configuration, now: { [clock] in clock.now })
         let listening = PortReport()
-        let app = try buildApplication(
-            configuration, resources: resources,
-            services: backgroundServices(configuration, resources: resources, apns: client,
-                                         ticker: Ticker.Settings(longestWait: .milliseconds(2)),
-                                         dispatcher: Dispatcher.Settings(maximumInFlight: 8, idleWait: .milliseconds(2))),
-            onListening: { listening.set($0) })
+        let app = try buildApplication(configuration, resources: resources, apns: apns, onListening: { listening.set($0) })
         let group = ServiceGroup(configuration: .init(services: [app], logger: Logger(label: "rangers.tests.live")))
         self.resources = resources
         self.group = group
@@ -105,8 +95,7 @@ final class LivePageServer: @unchecked Sendable {
 
     func shutdown() async {
         try? await stop()
-        await client.shutdown()
-        try? await simulator.shutdown()
+        await apns.shutdown()
     }
 
     /// JSON over HTTP to the server's port, as the apps and the game master send it.

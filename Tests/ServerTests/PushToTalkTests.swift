@@ -2,6 +2,7 @@ import APNs
 import APNsSimulator
 import Foundation
 import Server
+import Services
 import Store
 import StoreTestSupport
 import Testing

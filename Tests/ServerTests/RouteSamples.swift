@@ -110,6 +110,7 @@ struct RouteSample: Sendable, CustomStringConvertible {
                     uri: { "/live/adventures/\($0.adventureID)/events?token=\($0.liveLinkToken)&follow=false" },
                     prepare: askForLiveLink),
         RouteSample(method: .get, template: "/healthz", caller: .anyone, uri: { _ in "/healthz" }),
+        RouteSample(method: .get, template: "/readyz", caller: .anyone, uri: { _ in "/readyz" }),
         RouteSample(method: .get, template: "/metrics", caller: .anyone, uri: { _ in "/metrics" }),
         RouteSample(method: .get, template: "/openapi.yaml", caller: .anyone, uri: { _ in "/openapi.yaml" }),
     ]

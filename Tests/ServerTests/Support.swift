@@ -3,6 +3,7 @@ import Game
 import Hummingbird
 import HummingbirdTesting
 import Server
+import Services
 import Store
 import StoreTestSupport
 import Testing

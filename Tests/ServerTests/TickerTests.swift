@@ -1,8 +1,9 @@
-import Foundation
 import Catalog
+import Foundation
 import Game
 import PushPolicy
 import Server
+import Services
 import Store
 import StoreTestSupport
 import Testing

@@ -1836,6 +1836,123 @@ extension Components {
                 case expiresAt
             }
         }
+        /// - Remark: Generated from `#/components/schemas/Readiness`.
+        public struct Readiness: Codable, Hashable, Sendable {
+            /// - Remark: Generated from `#/components/schemas/Readiness/status`.
+            @frozen public enum StatusPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case ready = "ready"
+            }
+            /// - Remark: Generated from `#/components/schemas/Readiness/status`.
+            public var status: Components.Schemas.Readiness.StatusPayload
+            /// - Remark: Generated from `#/components/schemas/Readiness/node`.
+            public var node: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Readiness/ChecksPayload`.
+            public struct ChecksPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/Readiness/ChecksPayload/name`.
+                @frozen public enum NamePayload: String, Codable, Hashable, Sendable, CaseIterable {
+                    case database = "database"
+                    case heartbeat = "heartbeat"
+                    case apns = "apns"
+                }
+                /// - Remark: Generated from `#/components/schemas/Readiness/ChecksPayload/name`.
+                public var name: Components.Schemas.Readiness.ChecksPayloadPayload.NamePayload
+                /// - Remark: Generated from `#/components/schemas/Readiness/ChecksPayload/ok`.
+                public var ok: Swift.Bool
+                /// - Remark: Generated from `#/components/schemas/Readiness/ChecksPayload/reason`.
+                public var reason: Swift.String?
+                /// Creates a new `ChecksPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - name:
+                ///   - ok:
+                ///   - reason:
+                public init(
+                    name: Components.Schemas.Readiness.ChecksPayloadPayload.NamePayload,
+                    ok: Swift.Bool,
+                    reason: Swift.String? = nil
+                ) {
+                    self.name = name
+                    self.ok = ok
+                    self.reason = reason
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case name
+                    case ok
+                    case reason
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/Readiness/checks`.
+            public typealias ChecksPayload = [Components.Schemas.Readiness.ChecksPayloadPayload]
+            /// - Remark: Generated from `#/components/schemas/Readiness/checks`.
+            public var checks: Components.Schemas.Readiness.ChecksPayload
+            /// - Remark: Generated from `#/components/schemas/Readiness/TroublesPayload`.
+            public struct TroublesPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/Readiness/TroublesPayload/loop`.
+                public var loop: Swift.String
+                /// - Remark: Generated from `#/components/schemas/Readiness/TroublesPayload/reason`.
+                public var reason: Swift.String
+                /// - Remark: Generated from `#/components/schemas/Readiness/TroublesPayload/failures`.
+                public var failures: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/Readiness/TroublesPayload/sinceSeconds`.
+                public var sinceSeconds: Swift.Int
+                /// Creates a new `TroublesPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - loop:
+                ///   - reason:
+                ///   - failures:
+                ///   - sinceSeconds:
+                public init(
+                    loop: Swift.String,
+                    reason: Swift.String,
+                    failures: Swift.Int,
+                    sinceSeconds: Swift.Int
+                ) {
+                    self.loop = loop
+                    self.reason = reason
+                    self.failures = failures
+                    self.sinceSeconds = sinceSeconds
+                }
+                public enum CodingKeys: String, CodingKey {
+                    case loop
+                    case reason
+                    case failures
+                    case sinceSeconds
+                }
+            }
+            /// Background loops whose last try failed, though the node can still work (the followers' channel keeper, say).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Readiness/troubles`.
+            public typealias TroublesPayload = [Components.Schemas.Readiness.TroublesPayloadPayload]
+            /// Background loops whose last try failed, though the node can still work (the followers' channel keeper, say).
+            ///
+            /// - Remark: Generated from `#/components/schemas/Readiness/troubles`.
+            public var troubles: Components.Schemas.Readiness.TroublesPayload
+            /// Creates a new `Readiness`.
+            ///
+            /// - Parameters:
+            ///   - status:
+            ///   - node:
+            ///   - checks:
+            ///   - troubles: Background loops whose last try failed, though the node can still work (the followers' channel keeper, say).
+            public init(
+                status: Components.Schemas.Readiness.StatusPayload,
+                node: Swift.String,
+                checks: Components.Schemas.Readiness.ChecksPayload,
+                troubles: Components.Schemas.Readiness.TroublesPayload
+            ) {
+                self.status = status
+                self.node = node
+                self.checks = checks
+                self.troubles = troubles
+            }
+            public enum CodingKeys: String, CodingKey {
+                case status
+                case node
+                case checks
+                case troubles
+            }
+        }
         /// - Remark: Generated from `#/components/schemas/Health`.
         public struct Health: Codable, Hashable, Sendable {
             /// - Remark: Generated from `#/components/schemas/Health/status`.
@@ -1844,8 +1961,10 @@ extension Components {
             }
             /// - Remark: Generated from `#/components/schemas/Health/status`.
             public var status: Components.Schemas.Health.StatusPayload
+            /// Schema migrations applied; absent when the database did not answer within a second.
+            ///
             /// - Remark: Generated from `#/components/schemas/Health/migrations`.
-            public var migrations: Swift.Int
+            public var migrations: Swift.Int?
             /// This node's id (the process among those sharing the store).
             ///
             /// - Remark: Generated from `#/components/schemas/Health/node`.
@@ -1854,10 +1973,10 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Health/adventuresHeld`.
             public var adventuresHeld: Swift.Int
-            /// Nodes with a live heartbeat on the store, this one included (1 on SQLite).
+            /// Nodes with a live heartbeat on the store, this one included (1 on SQLite); absent when the database did not answer within a second.
             ///
             /// - Remark: Generated from `#/components/schemas/Health/liveNodes`.
-            public var liveNodes: Swift.Int
+            public var liveNodes: Swift.Int?
             /// Where this node's pushes go: Apple's sandbox or production hosts, a URL its operator gave, or the simulator inside the process (pushes reach no phone).
             ///
             /// - Remark: Generated from `#/components/schemas/Health/apns`.
@@ -1875,17 +1994,17 @@ extension Components {
             ///
             /// - Parameters:
             ///   - status:
-            ///   - migrations:
+            ///   - migrations: Schema migrations applied; absent when the database did not answer within a second.
             ///   - node: This node's id (the process among those sharing the store).
             ///   - adventuresHeld: Running adventures this node's ticker holds and plays.
-            ///   - liveNodes: Nodes with a live heartbeat on the store, this one included (1 on SQLite).
+            ///   - liveNodes: Nodes with a live heartbeat on the store, this one included (1 on SQLite); absent when the database did not answer within a second.
             ///   - apns: Where this node's pushes go: Apple's sandbox or production hosts, a URL its operator gave, or the simulator inside the process (pushes reach no phone).
             public init(
                 status: Components.Schemas.Health.StatusPayload,
-                migrations: Swift.Int,
+                migrations: Swift.Int? = nil,
                 node: Swift.String,
                 adventuresHeld: Swift.Int,
-                liveNodes: Swift.Int,
+                liveNodes: Swift.Int? = nil,
                 apns: Components.Schemas.Health.ApnsPayload
             ) {
                 self.status = status

@@ -7805,7 +7805,7 @@ public enum Operations {
             }
         }
     }
-    /// Whether the database answers, and this node's place in the cluster
+    /// Whether the process lives (always 200, at once), and this node's place in the cluster
     ///
     /// - Remark: HTTP `GET /healthz`.
     /// - Remark: Generated from `#/paths//healthz/get(health)`.
@@ -7861,7 +7861,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// Healthy.
+            /// The process lives.
             ///
             /// - Remark: Generated from `#/paths//healthz/get(health)/responses/200`.
             ///
@@ -7884,10 +7884,134 @@ public enum Operations {
                     }
                 }
             }
-            public struct ServiceUnavailable: Sendable, Hashable {
-                /// - Remark: Generated from `#/paths/healthz/GET/responses/503/content`.
+            /// Undocumented response.
+            ///
+            /// A response with a code that is not documented in the OpenAPI document.
+            case undocumented(statusCode: Swift.Int, OpenAPIRuntime.UndocumentedPayload)
+        }
+        @frozen public enum AcceptableContentType: AcceptableProtocol {
+            case json
+            case other(Swift.String)
+            public init?(rawValue: Swift.String) {
+                switch rawValue.lowercased() {
+                case "application/json":
+                    self = .json
+                default:
+                    self = .other(rawValue)
+                }
+            }
+            public var rawValue: Swift.String {
+                switch self {
+                case let .other(string):
+                    return string
+                case .json:
+                    return "application/json"
+                }
+            }
+            public static var allCases: [Self] {
+                [
+                    .json
+                ]
+            }
+        }
+    }
+    /// Whether this node can do its work now (its database, its heartbeat, APNs)
+    ///
+    /// - Remark: HTTP `GET /readyz`.
+    /// - Remark: Generated from `#/paths//readyz/get(readiness)`.
+    public enum Readiness {
+        public static let id: Swift.String = "readiness"
+        public struct Input: Sendable, Hashable {
+            /// - Remark: Generated from `#/paths/readyz/GET/header`.
+            public struct Headers: Sendable, Hashable {
+                public var accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Readiness.AcceptableContentType>]
+                /// Creates a new `Headers`.
+                ///
+                /// - Parameters:
+                ///   - accept:
+                public init(accept: [OpenAPIRuntime.AcceptHeaderContentType<Operations.Readiness.AcceptableContentType>] = .defaultValues()) {
+                    self.accept = accept
+                }
+            }
+            public var headers: Operations.Readiness.Input.Headers
+            /// Creates a new `Input`.
+            ///
+            /// - Parameters:
+            ///   - headers:
+            public init(headers: Operations.Readiness.Input.Headers = .init()) {
+                self.headers = headers
+            }
+        }
+        @frozen public enum Output: Sendable, Hashable {
+            public struct Ok: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/readyz/GET/responses/200/content`.
                 @frozen public enum Body: Sendable, Hashable {
-                    /// - Remark: Generated from `#/paths/healthz/GET/responses/503/content/application\/json`.
+                    /// - Remark: Generated from `#/paths/readyz/GET/responses/200/content/application\/json`.
+                    case json(Components.Schemas.Readiness)
+                    /// The associated value of the enum case if `self` is `.json`.
+                    ///
+                    /// - Throws: An error if `self` is not `.json`.
+                    /// - SeeAlso: `.json`.
+                    public var json: Components.Schemas.Readiness {
+                        get throws {
+                            switch self {
+                            case let .json(body):
+                                return body
+                            }
+                        }
+                    }
+                }
+                /// Received HTTP response body
+                public var body: Operations.Readiness.Output.Ok.Body
+                /// Creates a new `Ok`.
+                ///
+                /// - Parameters:
+                ///   - body: Received HTTP response body
+                public init(body: Operations.Readiness.Output.Ok.Body) {
+                    self.body = body
+                }
+            }
+            /// Ready.
+            ///
+            /// - Remark: Generated from `#/paths//readyz/get(readiness)/responses/200`.
+            ///
+            /// HTTP response code: `200 ok`.
+            case ok(Operations.Readiness.Output.Ok)
+            /// The associated value of the enum case if `self` is `.ok`.
+            ///
+            /// - Throws: An error if `self` is not `.ok`.
+            /// - SeeAlso: `.ok`.
+            public var ok: Operations.Readiness.Output.Ok {
+                get throws {
+                    switch self {
+                    case let .ok(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "ok",
+                            response: self
+                        )
+                    }
+                }
+            }
+            public struct ServiceUnavailable: Sendable, Hashable {
+                /// - Remark: Generated from `#/paths/readyz/GET/responses/503/headers`.
+                public struct Headers: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/readyz/GET/responses/503/headers/Retry-After`.
+                    public var retryAfter: Swift.Int?
+                    /// Creates a new `Headers`.
+                    ///
+                    /// - Parameters:
+                    ///   - retryAfter:
+                    public init(retryAfter: Swift.Int? = nil) {
+                        self.retryAfter = retryAfter
+                    }
+                }
+                /// Received HTTP response headers
+                public var headers: Operations.Readiness.Output.ServiceUnavailable.Headers
+                /// - Remark: Generated from `#/paths/readyz/GET/responses/503/content`.
+                @frozen public enum Body: Sendable, Hashable {
+                    /// - Remark: Generated from `#/paths/readyz/GET/responses/503/content/application\/json`.
                     case json(Components.Schemas._Error)
                     /// The associated value of the enum case if `self` is `.json`.
                     ///
@@ -7903,26 +8027,31 @@ public enum Operations {
                     }
                 }
                 /// Received HTTP response body
-                public var body: Operations.Health.Output.ServiceUnavailable.Body
+                public var body: Operations.Readiness.Output.ServiceUnavailable.Body
                 /// Creates a new `ServiceUnavailable`.
                 ///
                 /// - Parameters:
+                ///   - headers: Received HTTP response headers
                 ///   - body: Received HTTP response body
-                public init(body: Operations.Health.Output.ServiceUnavailable.Body) {
+                public init(
+                    headers: Operations.Readiness.Output.ServiceUnavailable.Headers = .init(),
+                    body: Operations.Readiness.Output.ServiceUnavailable.Body
+                ) {
+                    self.headers = headers
                     self.body = body
                 }
             }
-            /// The database does not answer.
+            /// Not ready; the message names each failing check and why. `Retry-After` says when to look again.
             ///
-            /// - Remark: Generated from `#/paths//healthz/get(health)/responses/503`.
+            /// - Remark: Generated from `#/paths//readyz/get(readiness)/responses/503`.
             ///
             /// HTTP response code: `503 serviceUnavailable`.
-            case serviceUnavailable(Operations.Health.Output.ServiceUnavailable)
+            case serviceUnavailable(Operations.Readiness.Output.ServiceUnavailable)
             /// The associated value of the enum case if `self` is `.serviceUnavailable`.
             ///
             /// - Throws: An error if `self` is not `.serviceUnavailable`.
             /// - SeeAlso: `.serviceUnavailable`.
-            public var serviceUnavailable: Operations.Health.Output.ServiceUnavailable {
+            public var serviceUnavailable: Operations.Readiness.Output.ServiceUnavailable {
                 get throws {
                     switch self {
                     case let .serviceUnavailable(response):

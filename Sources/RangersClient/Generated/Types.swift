@@ -252,11 +252,16 @@ public protocol APIProtocol: Sendable {
     /// - Remark: HTTP `POST /v1/gm/parties/{partyID}/channel/close`.
     /// - Remark: Generated from `#/paths//v1/gm/parties/{partyID}/channel/close/post(closeChannel)`.
     func closeChannel(_ input: Operations.CloseChannel.Input) async throws -> Operations.CloseChannel.Output
-    /// Whether the database answers, and this node's place in the cluster
+    /// Whether the process lives (always 200, at once), and this node's place in the cluster
     ///
     /// - Remark: HTTP `GET /healthz`.
     /// - Remark: Generated from `#/paths//healthz/get(health)`.
     func health(_ input: Operations.Health.Input) async throws -> Operations.Health.Output
+    /// Whether this node can do its work now (its database, its heartbeat, APNs)
+    ///
+    /// - Remark: HTTP `GET /readyz`.
+    /// - Remark: Generated from `#/paths//readyz/get(readiness)`.
+    func readiness(_ input: Operations.Readiness.Input) async throws -> Operations.Readiness.Output
     /// Prometheus metrics in the text exposition format
     ///
     /// - Remark: HTTP `GET /metrics`.
@@ -752,12 +757,19 @@ extension APIProtocol {
             headers: headers
         ))
     }
-    /// Whether the database answers, and this node's place in the cluster
+    /// Whether the process lives (always 200, at once), and this node's place in the cluster
     ///
     /// - Remark: HTTP `GET /healthz`.
     /// - Remark: Generated from `#/paths//healthz/get(health)`.
     public func health(headers: Operations.Health.Input.Headers = .init()) async throws -> Operations.Health.Output {
         try await health(Operations.Health.Input(headers: headers))
+    }
+    /// Whether this node can do its work now (its database, its heartbeat, APNs)
+    ///
+    /// - Remark: HTTP `GET /readyz`.
+    /// - Remark: Generated from `#/paths//readyz/get(readiness)`.
+    public func readiness(headers: Operations.Readiness.Input.Headers = .init()) async throws -> Operations.Readiness.Output {
+        try await readiness(Operations.Readiness.Input(headers: headers))
     }
     /// Prometheus metrics in the text exposition format
     ///

@@ -14,9 +14,12 @@ import Vocabulary
 /// Delivery is at least once: a row is marked `sending` by this node before it
 /// goes out, and whatever a stopped node left `sending` is queued again (at start
 /// and every `abandonedClaimCheck`). On graceful shutdown it keeps sending until
-/// the outbox is empty or `drainTime` has passed, then stops; whatever is left is
-/// sent by the next start. Where other nodes share the outbox, it only finishes
-/// the pushes it claimed and leaves the rest to them.
+/// the outbox is empty or `drainTime` has passed, then stops, whether or not the
+/// store answers; where other nodes share the outbox, it only finishes the
+/// pushes it claimed and leaves the rest to them. Pushes it still held then
+/// (claimed and unanswered, or answered and not recorded) stay claimed by this
+/// node and go back to pending once its claims expire, as a killed node's do;
+/// `run()` then throws `PushesLeftUnsent`, so the process exits saying how many.
 ///
 /// An idle dispatcher looks at the outbox every `idleWait` (a short poll) rather
 /// than waiting for PostgreSQL's `LISTEN/NOTIFY`: a push queued by another node
@@ -45,7 +48,7 @@ public struct Dispatcher: Service {
         /// node on a shared store may stop at any moment, not only before this start.
         public var abandonedClaimCheck: Duration
 
-        public init(maximumInFlight: Int = 512, idleWait: Duration = .milliseconds(250), drainTime: Duration = .seconds(10),
+        public init(maximumInFlight: Int = 512, idleWait: Duration = .milliseconds(250), drainTime: Duration = .seconds(20),
                     maximumClaims: Int = 8, firstRetryWait: TimeInterval = 1, longestRetryWait: TimeInterval = 300,
                     abandonedClaimCheck: Duration = .seconds(5)) {
             self.maximumInFlight = max(1, maximumInFlight)
@@ -58,27 +61,32 @@ public struct Dispatcher: Service {
         }
     }
 
-    private let store: any RangersStore
+    private let store: any OutboxStore & NodeStore
     private let client: any PushSender
     /// Where broadcasts to followers' channels go; without one they are refused.
     private let channels: FollowerChannels?
     private let settings: Settings
     private let now: @Sendable () -> Date
+    private let clock: ServiceClock
     private let logger: Logger
     private let metrics: any MetricsFactory
     private let health: DeliveryHealth
+    private let loop: LoopReporter
 
-    public init(store: any RangersStore, client: any PushSender, channels: FollowerChannels? = nil, settings: Settings = Settings(),
-                now: @escaping @Sendable () -> Date = Date.init, logger: Logger = Logger(label: "rangers.dispatcher"),
-                metrics: any MetricsFactory = MetricsSystem.factory, health: DeliveryHealth = DeliveryHealth()) {
+    public init(store: any OutboxStore & NodeStore, client: any PushSender, channels: FollowerChannels? = nil, settings: Settings = Settings(),
+                now: @escaping @Sendable () -> Date = Date.init, clock: ServiceClock = .continuous, logger: Logger = Logger(label: "rangers.dispatcher"),
+                metrics: any MetricsFactory = MetricsSystem.factory, health: DeliveryHealth = DeliveryHealth(),
+                serviceHealth: ServiceHealth = ServiceHealth()) {
         self.store = store
         self.client = client
         self.channels = channels
         self.settings = settings
         self.now = now
+        self.clock = clock
         self.logger = logger
         self.metrics = metrics
         self.health = health
+        loop = LoopReporter(loop: "dispatcher", health: serviceHealth, logger: logger, metrics: metrics, now: now)
     }
 
     private enum Event: Sendable {
@@ -87,14 +95,14 @@ public struct Dispatcher: Service {
     }
 
     public func run() async throws {
-        try await recoverInterruptedSends()
-        var lastRecovery = ContinuousClock.now
+        do { try await recoverInterruptedSends() } catch { loop.failed("cannot recover abandoned pushes", error) }
+        var lastRecovery = clock.now
 
-        try await withThrowingTaskGroup(of: Event.self) { group in
+        let left = try await withThrowingTaskGroup(of: Event.self) { group in
             var inFlight = 0
             var timerRunning = false
             var answers: [PushResult] = []
-            var drainDeadline: ContinuousClock.Instant?
+            var drainDeadline: Duration?
             // Draining where other nodes share the outbox: they send what is
             // pending, so this one only finishes what it has claimed.
             var leavingTheRestToOthers = false
@@ -108,23 +116,23 @@ public struct Dispatcher: Service {
 
             while true {
                 if drainDeadline == nil, Task.isShuttingDownGracefully {
-                    drainDeadline = .now + settings.drainTime
+                    drainDeadline = clock.now + settings.drainTime
                     health.stopping(at: now())
-                    leavingTheRestToOthers = ((try? await store.liveNodes()) ?? 1) > 1
+                    let liveNodes = try? await clock.value(within: .seconds(2)) { try await store.liveNodes() }
+                    leavingTheRestToOthers = (liveNodes ?? 1) > 1
                     logger.info(leavingTheRestToOthers ? "finishing the pushes this node claimed before stopping"
                                                        : "draining the outbox before stopping")
                 }
                 if let deadline = drainDeadline {
-                    if ContinuousClock.now >= deadline {
-                        let left = (try? await store.pendingOutboxCount()) ?? -1
-                        logger.warning("stopping with pushes still unsent", metadata: ["count": "\(left)"])
-                        // Unanswered sends stay `sending` and go again at the next start.
+                    if clock.now >= deadline {
+                        // Unanswered sends stay `sending`, claimed by this node, until its claims expire.
                         group.cancelAll()
                         break
                     }
                     if inFlight == 0, answers.isEmpty {
                         if leavingTheRestToOthers { break }
-                        if (try? await store.pendingOutboxCount()) == 0 { break }
+                        let pending = try? await clock.value(within: deadline - clock.now) { try await store.pendingOutboxCount() }
+                        if pending == 0 { break }
                     }
                 }
                 if Task.isCancelled { group.cancelAll(); break }
@@ -134,8 +142,9 @@ public struct Dispatcher: Service {
                     writeDue = false
                     storeFailed = false
                     do {
-                        let (refusals, claimed) = try await store.recordAndClaim(
-                            answers, limit: leavingTheRestToOthers ? 0 : settings.maximumInFlight - inFlight, now: now())
+                        let limit = leavingTheRestToOthers ? 0 : settings.maximumInFlight - inFlight
+                        let (refusals, claimed) = try await store.recordAndClaim(answers, limit: limit, now: now())
+                        loop.succeeded()
                         report(refusals, of: answers)
                         answers.removeAll(keepingCapacity: true)
                         for push in claimed {
@@ -149,8 +158,7 @@ public struct Dispatcher: Service {
                         storeFailed = true
                         // A busy or failing store: the answers are kept, nothing new is
                         // claimed, and the timer brings the next try.
-                        logger.error("cannot record answers and claim pushes",
-                                     metadata: ["answers": "\(answers.count)", "error": "\(error)"])
+                        loop.failed("cannot record answers and claim pushes", error, metadata: ["answers": "\(answers.count)"])
                     }
                 }
                 if !timerRunning {
@@ -159,7 +167,7 @@ public struct Dispatcher: Service {
                     let wait = inFlight == 0 && !storeFailed
                         ? ((try? await idleWait()) ?? settings.idleWait) : settings.idleWait
                     group.addTask {
-                        try? await Task.sleep(for: wait)
+                        try? await clock.sleep(for: wait)
                         return .timer
                     }
                 }
@@ -168,11 +176,9 @@ public struct Dispatcher: Service {
                 case .timer:
                     timerRunning = false
                     writeDue = true
-                    if drainDeadline == nil, ContinuousClock.now - lastRecovery >= settings.abandonedClaimCheck {
-                        lastRecovery = .now
-                        do { try await recoverInterruptedSends() } catch {
-                            logger.error("cannot recover abandoned pushes", metadata: ["error": "\(error)"])
-                        }
+                    if drainDeadline == nil, clock.now - lastRecovery >= settings.abandonedClaimCheck {
+                        lastRecovery = clock.now
+                        do { try await recoverInterruptedSends() } catch { loop.failed("cannot recover abandoned pushes", error) }
                     }
                 case .answered(let result):
                     inFlight -= 1
@@ -183,12 +189,20 @@ public struct Dispatcher: Service {
                 }
             }
             if !answers.isEmpty {
-                do {
-                    report(try await store.record(answers, at: now()), of: answers)
-                } catch {
-                    logger.error("cannot record answers", metadata: ["count": "\(answers.count)", "error": "\(error)"])
+                // Within what is left of the drain, and a moment more: the answers are worth the wait.
+                let limit = max(.seconds(1), (drainDeadline ?? clock.now) - clock.now)
+                let recorded = try? await clock.value(within: limit) { [answers, now] in try await store.record(answers, at: now()) }
+                if let refusals = recorded {
+                    report(refusals, of: answers)
+                    answers.removeAll()
                 }
             }
+            return inFlight + answers.count
+        }
+        guard left == 0 else {
+            logger.warning("stopped with pushes not sent or not recorded; they are sent again once this node's claims expire",
+                           metadata: ["count": "\(left)"])
+            throw PushesLeftUnsent(count: left)
         }
         logger.info("dispatcher stopped")
     }
@@ -318,5 +332,13 @@ public struct Dispatcher: Service {
         }
         let wait = min(settings.longestRetryWait, settings.firstRetryWait * pow(2, Double(push.attempts - 1)))
         return PushResult(push, .retryLater(at: now().addingTimeInterval(wait), reason: reason.description))
+    }
+}
+
+/// A stop whose drain ran out of time with pushes in hand.
+public struct PushesLeftUnsent: Error, CustomStringConvertible {
+    public var count: Int
+    public var description: String {
+        "stopped with \(count) push(es) not sent or not recorded; they go back to pending once this node's claims expire"
     }
 }

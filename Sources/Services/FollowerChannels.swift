@@ -2,7 +2,6 @@ import APNs
 import Foundation
 import Logging
 import Metrics
-import ServiceLifecycle
 import Store
 import Vocabulary
 
@@ -15,14 +14,14 @@ import Vocabulary
 /// once, to hand its id out) and the `ChannelKeeper` (retries, deletes, sweeps).
 /// The channel side of the APNs client is given once it exists (`use(_:)`).
 public final class FollowerChannels: @unchecked Sendable {
-    private let store: any RangersStore
+    private let store: any FollowerStore
     private let now: @Sendable () -> Date
     private let metrics: any MetricsFactory
     private let logger = Logger(label: "rangers.follower-channels")
     private let lock = NSLock()
     private var sender: (any BroadcastChannelSender)?
 
-    public init(store: any RangersStore, now: @escaping @Sendable () -> Date, metrics: any MetricsFactory) {
+    public init(store: any FollowerStore, now: @escaping @Sendable () -> Date, metrics: any MetricsFactory) {
         self.store = store
         self.now = now
         self.metrics = metrics
@@ -144,14 +143,14 @@ public final class FollowerChannels: @unchecked Sendable {
         var suspect: Set<BroadcastChannelID>
     }
 
-    /// Lists the app's channels on APNs, then reads what the store knows. Nil when
-    /// APNs did not answer the listing.
+    /// Lists the app's channels on APNs, then reads what the store knows. Nil
+    /// without a channel sender; throws `ChannelManagementUnavailable` when APNs
+    /// refused the listing or did not answer it.
     func unknownChannels(bundleID: String) async throws -> Unknown? {
         guard let sender = channelSender else { return nil }
         let listed = try await sender.allChannels(bundleID: bundleID, requestID: nil)
         guard case .succeeded = listed.outcome, let channels = listed.value else {
-            logger.warning("cannot list the app's channels", metadata: ["answer": "\(listed.outcome)"])
-            return nil
+            throw ChannelManagementUnavailable(answer: "\(listed.outcome)")
         }
         let known = try await store.knownChannels()
         let unknown = Set(channels).subtracting(known.apnsIDs)
@@ -175,83 +174,13 @@ public final class FollowerChannels: @unchecked Sendable {
     }
 }
 
-/// Looks after the followers' channels on every node: makes those followers want
-/// that nobody is making (a failed attempt's retry, a maker that stopped, room
-/// again under the limit), deletes those whose adventure's end was sent and
-/// dismissed, and at start and then every half `unknownChannelGrace` deletes the
-/// app's channels that no node knows (see `FollowerChannels.unknownChannels`).
-public struct ChannelKeeper: Service {
-    private let channels: FollowerChannels
-    private let configuration: ServerConfiguration
-    private let now: @Sendable () -> Date
-    private let logger = Logger(label: "rangers.channel-keeper")
-
-    public init(channels: FollowerChannels, configuration: ServerConfiguration, now: @escaping @Sendable () -> Date = Date.init) {
-        self.channels = channels
-        self.configuration = configuration
-        self.now = now
-    }
-
-    public func run() async throws {
-        var sweeper = Sweeper(grace: configuration.followers.unknownChannelGrace.seconds)
-        while !Task.isShuttingDownGracefully, !Task.isCancelled {
-            do {
-                try await pass(&sweeper)
-            } catch is CancellationError {
-                break
-            } catch {
-                logger.error("channel keeper pass failed", metadata: ["error": "\(error)"])
-            }
-            do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: configuration.followers.keeperInterval) }
-            } catch {
-                break
-            }
-        }
-    }
-
-    /// One look: make, delete, and sweep when it is time.
-    func pass(_ sweeper: inout Sweeper) async throws {
-        let settings = configuration.followers
-        try await channels.makeWanted(bundleID: configuration.bundleID, channelLimit: settings.channelLimit)
-        let second = Int(now().timeIntervalSince1970)
-        try await channels.deleteDone(endedBy: configuration.pushPolicy.latestEndDismissed(by: second),
-                                      bundleID: configuration.bundleID)
-        guard settings.deletesUnknownChannels, sweeper.isDue(at: now()) else { return }
-        guard let unknown = try await channels.unknownChannels(bundleID: configuration.bundleID) else { return }
-        for channel in sweeper.toDelete(unknown, at: now()) {
-            _ = await channels.deleteUnknown(channel, bundleID: configuration.bundleID)
-        }
-    }
-
-    /// When to sweep and which unknown channels are old enough to delete.
-    struct Sweeper {
-        let grace: TimeInterval
-        private var lastSweep: Date?
-        /// Unknown channels seen while another was being made, with when first seen.
-        private var suspects: [BroadcastChannelID: Date] = [:]
-
-        init(grace: TimeInterval) { self.grace = grace }
-
-        func isDue(at now: Date) -> Bool { lastSweep.map { now.timeIntervalSince($0) >= grace / 2 } ?? true }
-
-        mutating func toDelete(_ unknown: FollowerChannels.Unknown, at now: Date) -> Set<BroadcastChannelID> {
-            lastSweep = now
-            suspects = suspects.filter { unknown.suspect.contains($0.key) }
-            var delete = unknown.deletable
-            for channel in unknown.suspect {
-                if let first = suspects[channel] {
-                    if now.timeIntervalSince(first) >= grace { delete.insert(channel) }
-                } else {
-                    suspects[channel] = now
-                }
-            }
-            for channel in delete { suspects[channel] = nil }
-            return delete
-        }
-    }
+extension Duration {
+    public var seconds: TimeInterval { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
 
-extension Duration {
-    var seconds: TimeInterval { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+/// APNs did not let the server list the app's channels: refused (`Forbidden`,
+/// `FeatureNotEnabled`: the key or the app's capability) or unanswered.
+struct ChannelManagementUnavailable: Error, CustomStringConvertible {
+    var answer: String
+    var description: String { "APNs did not list the app's broadcast channels: \(answer)" }
 }

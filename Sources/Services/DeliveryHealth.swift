@@ -1,6 +1,4 @@
 import Foundation
-import Logging
-import ServiceLifecycle
 import Store
 
 /// Whether pushes reach APNs now, as the dispatcher last saw it. The app shows its
@@ -24,7 +22,7 @@ public final class DeliveryHealth: @unchecked Sendable {
 
     public var status: (status: Status, since: Date) { lock.withLock { (current, changedAt) } }
 
-    func record(_ outcome: PushOutcome, at now: Date) {
+    public func record(_ outcome: PushOutcome, at now: Date) {
         switch outcome {
         case .delivered, .tokenInvalid, .channelGone: set(.available, at: now)
         // With a status APNs answered; without one the request never left (a bad
@@ -34,7 +32,7 @@ public final class DeliveryHealth: @unchecked Sendable {
         }
     }
 
-    func stopping(at now: Date) { set(.unavailable, at: now) }
+    public func stopping(at now: Date) { set(.unavailable, at: now) }
 
     private func set(_ status: Status, at now: Date) {
         lock.withLock {
@@ -42,43 +40,5 @@ public final class DeliveryHealth: @unchecked Sendable {
             current = status
             changedAt = now
         }
-    }
-}
-
-/// Deletes recorded messages' audio once it is older than the retention, keeping
-/// the record that they were sent.
-public struct AudioRetention: Service {
-    private let store: any RangersStore
-    private let retention: Duration
-    private let now: @Sendable () -> Date
-    private let logger = Logger(label: "rangers.audio-retention")
-
-    public init(store: any RangersStore, retention: Duration, now: @escaping @Sendable () -> Date = Date.init) {
-        self.store = store
-        self.retention = retention
-        self.now = now
-    }
-
-    /// How often to look: often enough that audio outlives its retention by at most a tenth of it.
-    var interval: Duration { min(retention / 10, .seconds(600)) }
-
-    public func run() async throws {
-        while !Task.isShuttingDownGracefully, !Task.isCancelled {
-            do {
-                try await deleteExpiredAudio()
-            } catch {
-                logger.error("cannot delete expired audio", metadata: ["error": "\(error)"])
-            }
-            do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
-            } catch {
-                break
-            }
-        }
-    }
-
-    @discardableResult
-    public func deleteExpiredAudio() async throws -> Int {
-        try await store.deleteAudio(recordedBefore: now().addingTimeInterval(-retention.seconds), at: now())
     }
 }

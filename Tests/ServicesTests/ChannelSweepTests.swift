@@ -1,5 +1,5 @@
 import Foundation
-@testable import Server
+@testable import Services
 import Testing
 import Vocabulary
 

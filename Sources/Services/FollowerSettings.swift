@@ -46,7 +46,7 @@ public struct FollowerSettings: Hashable, Sendable {
         self.channelWait = channelWait
     }
 
-    var problems: [ConfigurationProblem] {
+    public var problems: [ConfigurationProblem] {
         var problems: [ConfigurationProblem] = []
         func require(_ ok: Bool, _ setting: String, _ message: String) {
             if !ok { problems.append(ConfigurationProblem(setting: setting, message: message)) }

@@ -51,7 +51,7 @@ public struct Ticker: Service {
         }
     }
 
-    private let store: any RangersStore
+    private let store: any TickStore
     private let content: LoadedContent
     private let policy: PushPolicyConfiguration
     /// The app's bundle id: the pushes' topics derive from it.
@@ -60,15 +60,17 @@ public struct Ticker: Service {
     private let leaveChannelPushes: Bool
     private let settings: Settings
     private let now: @Sendable () -> Date
+    private let clock: ServiceClock
     private let logger: Logger
     private let metrics: any MetricsFactory
     private let running = RunningAdventures()
     private let held: AdventuresHeld
+    private let loop: LoopReporter
 
-    public init(store: any RangersStore, content: LoadedContent, policy: PushPolicyConfiguration, bundleID: String,
+    public init(store: any TickStore, content: LoadedContent, policy: PushPolicyConfiguration, bundleID: String,
                 leaveChannelPushes: Bool = true, settings: Settings = Settings(), now: @escaping @Sendable () -> Date = Date.init,
-                logger: Logger = Logger(label: "rangers.ticker"), metrics: any MetricsFactory = MetricsSystem.factory,
-                held: AdventuresHeld = AdventuresHeld()) {
+                clock: ServiceClock = .continuous, logger: Logger = Logger(label: "rangers.ticker"), metrics: any MetricsFactory = MetricsSystem.factory,
+                held: AdventuresHeld = AdventuresHeld(), health: ServiceHealth = ServiceHealth()) {
         self.store = store
         self.content = content
         self.policy = policy
@@ -76,9 +78,11 @@ public struct Ticker: Service {
         self.leaveChannelPushes = leaveChannelPushes
         self.settings = settings
         self.now = now
+        self.clock = clock
         self.logger = logger
         self.metrics = metrics
         self.held = held
+        loop = LoopReporter(loop: "ticker", health: health, logger: logger, metrics: metrics, now: now)
     }
 
     public func run() async throws {
@@ -92,7 +96,7 @@ public struct Ticker: Service {
             while !Task.isShuttingDownGracefully, !Task.isCancelled {
                 let readAt: Date
                 do {
-                    let passStarted = ContinuousClock.now
+                    let passStarted = clock.now
                     try await renewLeases()
                     let next = try await computeBatch(skipping: storing)
                     storing = []
@@ -103,9 +107,10 @@ public struct Ticker: Service {
                             do { return .success(try await commit(next)) } catch { return .failure(error) }
                         }
                     }
+                    loop.succeeded()
                     if next.records.count >= settings.batchSize { continue }
                     if !next.records.isEmpty {
-                        try await cancelWhenGracefulShutdown { try await Task.sleep(until: passStarted + settings.gatherInterval) }
+                        try await cancelWhenGracefulShutdown { try await clock.sleep(until: passStarted + settings.gatherInterval) }
                         continue
                     }
                     readAt = next.at
@@ -114,12 +119,12 @@ public struct Ticker: Service {
                 } catch {
                     // The store may be busy or briefly failing; the ticks stay due and
                     // are played on the next pass, in order.
-                    logger.error("ticker pass failed", metadata: ["error": "\(error)"])
+                    loop.failed("cannot play the due ticks", error)
                     readAt = .distantFuture
                 }
                 let wait = await waitBeforeNextPass(after: readAt)
                 do {
-                    try await cancelWhenGracefulShutdown { try await Task.sleep(for: wait) }
+                    try await cancelWhenGracefulShutdown { try await clock.sleep(for: wait) }
                 } catch {
                     break
                 }
@@ -130,8 +135,13 @@ public struct Ticker: Service {
                 logger.error("cannot store the last ticks computed", metadata: ["error": "\(error)"])
             }
         }
-        do { try await store.releaseLeases() } catch {
-            logger.error("cannot give up the leases; they run out by themselves", metadata: ["error": "\(error)"])
+        // Bounded: a store that does not answer must not hold a stopping node.
+        do {
+            if try await clock.value(within: .seconds(2), of: { [store] in try await store.releaseLeases() }) == nil {
+                logger.warning("the store did not answer; the leases run out by themselves")
+            }
+        } catch {
+            logger.warning("cannot give up the leases; they run out by themselves", metadata: ["error": "\(error)"])
         }
         held.count = 0
         logger.info("ticker stopped")
