@@ -50,11 +50,11 @@ VOLUME ["/data"]
 EXPOSE 8080
 USER rangers
 # Docker's health check (kept by `docker build` and by `buildah bud --format docker`; the OCI
-# format has no place for it). It moves to the readiness route, /readyz (200 when the node
-# can work, 503 with a reason otherwise), once that route exists; /healthz answers as long
-# as the process serves HTTP.
+# format has no place for it): the readiness route, 200 when the node can work (its database
+# answers, its heartbeat is current, APNs answers), 503 naming what fails. /healthz, which
+# answers whenever the process serves HTTP, is the liveness probe for orchestrators that ask both.
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
-    CMD curl -fsS -o /dev/null "http://127.0.0.1:${RANGERS_PORT:-8080}/healthz" || exit 1
+    CMD curl -fsS -o /dev/null "http://127.0.0.1:${RANGERS_PORT:-8080}/readyz" || exit 1
 ENTRYPOINT ["rangers"]
 # No APNs is chosen here: `serve` refuses to start until RANGERS_APNS says apple (with
 # APNS_KEY_FILE, APNS_KEY_ID, APNS_TEAM_ID, APNS_ENVIRONMENT) or simulator.
