@@ -100,7 +100,8 @@ let package = Package(
             ]
         ),
         // The storage seam: what the server stores and reads, as protocols grouped by
-        // job, the values that cross it, and `StoreError`. No engine type.
+        // job, the values that cross it, `StoreError`, and the rules that decide, from
+        // what an engine read, what to refuse and what to write. No engine type.
         .target(
             name: "Store",
             dependencies: [
@@ -268,6 +269,11 @@ let package = Package(
                 "Vocabulary", "Game", "PushPolicy", "Store", "StoreSQLite", "StoreTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
+        ),
+        // The store's rules, decided above the seam: no database.
+        .testTarget(
+            name: "StoreRulesTests",
+            dependencies: ["Vocabulary", "Game", "PushPolicy", "Store"]
         ),
         // The storage seam's behaviour, each test on every engine.
         .testTarget(

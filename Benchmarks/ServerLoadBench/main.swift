@@ -195,12 +195,12 @@ let followerLanguages = ["en", "vi", "ko", "zh-Hans"]
 func makeFans() async throws -> [(player: PlayerID, device: DeviceID)] {
     var fans: [(player: PlayerID, device: DeviceID)] = []
     for index in 0..<options.followers {
-        let player = try await store.createPlayer(name: "fan \(index)").player.id
+        let player = try await store.createPlayer(name: "fan \(index)", at: Date()).player.id
         let device = DeviceID("\(run)-fan-device-\(index)")
         try await store.registerPushToStartToken(
             deviceID: device, player: player,
             token: try PushToken(hex: String(format: "%08x%08x", index, run) + String(repeating: "cd", count: 24)),
-            locale: followerLanguages[index % followerLanguages.count])
+            locale: followerLanguages[index % followerLanguages.count], at: Date())
         fans.append((player, device))
     }
     return fans
@@ -227,26 +227,26 @@ func setUpAdventures() async throws {
 func setUpAdventure(_ index: Int) async throws {
     var players: [PlayerID] = []
     for hero in heroes {
-        let player = try await store.createPlayer(name: "p\(index)-\(hero.rawValue)").player.id
+        let player = try await store.createPlayer(name: "p\(index)-\(hero.rawValue)", at: Date()).player.id
         _ = try await store.pickHeroes([hero], for: player)
         players.append(player)
     }
-    let party = try await store.createParty(name: "party \(index)", by: players[0], hero: heroes[0])
+    let party = try await store.createParty(name: "party \(index)", by: players[0], hero: heroes[0], at: Date())
     for (player, hero) in zip(players.dropFirst(), heroes.dropFirst()) {
-        _ = try await store.joinParty(inviteCode: party.inviteCode.rawValue, player: player, hero: hero)
+        _ = try await store.joinParty(inviteCode: party.inviteCode.rawValue, player: player, hero: hero, at: Date())
     }
     let roster = zip(players, heroes).map { PartyMember(player: $0, hero: $1) }
     let setup = AdventureSetup(route: route, party: roster, tickInterval: options.tickInterval, timeLimit: AdventureSetup.longestTimeLimit,
                                seed: UInt64(index))
     let adventure = try Adventure(setup: setup, content: content.game)
-    let stored = try await store.startAdventure(party: party.id, setup: setup, state: adventure.start(),
+    let stored = try await store.startAdventure(id: .random(), party: party.id, setup: setup, state: adventure.start(),
                                                 startedAt: plannedStart, contentVersion: content.version,
-                                                followCode: options.followers > 0 ? .random() : nil, outbox: [])
+                                                followCode: options.followers > 0 ? .random() : nil, outbox: [], at: Date())
     for (slot, member) in roster.enumerated() {
         let token = try PushToken(hex: String(format: "%08x%02x%08x", index, slot, run) + String(repeating: "ab", count: 23))
         _ = try await store.registerLiveActivity(activityID: ActivityID("\(run)-a\(index)-\(slot)"), player: member.player,
                                                  adventure: stored.id, hero: member.hero, token: token,
-                                                 frequentUpdates: slot == 0, locale: "en-US")
+                                                 frequentUpdates: slot == 0, locale: "en-US", at: Date())
     }
     try await setUpFollowers(of: stored, index: index)
 }
@@ -277,7 +277,7 @@ func setUpFollowers(of adventure: StoredAdventure, index: Int) async throws {
             let token = try PushToken(hex: String(format: "%08x%04x%08x", index, slot, run) + String(repeating: "ef", count: 22))
             _ = try await store.registerLiveActivity(activityID: ActivityID("\(run)-f\(index)-\(slot)"), player: fan.player,
                                                      adventure: adventure.id, hero: nil, token: token,
-                                                     frequentUpdates: slot.isMultiple(of: 2), locale: language)
+                                                     frequentUpdates: slot.isMultiple(of: 2), locale: language, at: Date())
         }
     }
 }

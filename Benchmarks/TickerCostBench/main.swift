@@ -112,25 +112,25 @@ func run() async throws {
     for index in 0..<options.adventures {
         var players: [PlayerID] = []
         for hero in heroes {
-            let player = try await store.createPlayer(name: "p\(index)-\(hero.rawValue)").player.id
+            let player = try await store.createPlayer(name: "p\(index)-\(hero.rawValue)", at: clock.now).player.id
             _ = try await store.pickHeroes([hero], for: player)
             players.append(player)
         }
-        let party = try await store.createParty(name: "party \(index)", by: players[0], hero: heroes[0])
+        let party = try await store.createParty(name: "party \(index)", by: players[0], hero: heroes[0], at: clock.now)
         for (player, hero) in zip(players.dropFirst(), heroes.dropFirst()) {
-            _ = try await store.joinParty(inviteCode: party.inviteCode.rawValue, player: player, hero: hero)
+            _ = try await store.joinParty(inviteCode: party.inviteCode.rawValue, player: player, hero: hero, at: clock.now)
         }
         let roster = zip(players, heroes).map { PartyMember(player: $0, hero: $1) }
         let setup = AdventureSetup(route: content.game.routes[0].id, party: roster, tickInterval: 1,
                                    timeLimit: AdventureSetup.longestTimeLimit, seed: UInt64(index))
         let adventure = try await store.startAdventure(
-            party: party.id, setup: setup, state: try Adventure(setup: setup, content: content.game).start(),
-            startedAt: startedAt, contentVersion: content.version, outbox: [])
+            id: .random(), party: party.id, setup: setup, state: try Adventure(setup: setup, content: content.game).start(),
+            startedAt: startedAt, contentVersion: content.version, outbox: [], at: clock.now)
         for (slot, member) in roster.enumerated() {
             let token = try PushToken(hex: String(format: "%08x%02x", index, slot) + String(repeating: "ab", count: 27))
             _ = try await store.registerLiveActivity(activityID: ActivityID("a\(index)-\(slot)"), player: member.player,
                                                      adventure: adventure.id, hero: member.hero, token: token,
-                                                     frequentUpdates: slot == 0, locale: "en-US")
+                                                     frequentUpdates: slot == 0, locale: "en-US", at: clock.now)
         }
     }
 

@@ -16,6 +16,8 @@ public struct AdventureRecorder: Sendable {
     public var policy = PushPolicyConfiguration.standard
     /// Ticks stored per write, as the ticker batches them.
     public var ticksPerWrite = 500
+    /// When each write happens, as the store records it (the game's own time is `startedAt`).
+    public var now: @Sendable () -> Date = { Date() }
 
     public init(store: any RangersStore, content: ReplayContent) {
         self.store = store
@@ -29,13 +31,13 @@ public struct AdventureRecorder: Sendable {
         var roster: [PartyMember] = []
         var party: PartyID?
         for (index, member) in setup.party.enumerated() {
-            let (player, _) = try await store.createPlayer(name: "Ranger \(index + 1)")
+            let (player, _) = try await store.createPlayer(name: "Ranger \(index + 1)", at: now())
             try await store.pickHeroes([member.hero], for: player.id)
             if let party {
                 let code = try await store.party(party).inviteCode.rawValue
-                try await store.joinParty(inviteCode: code, player: player.id, hero: member.hero)
+                try await store.joinParty(inviteCode: code, player: player.id, hero: member.hero, at: now())
             } else {
-                party = try await store.createParty(name: "Rangers", by: player.id, hero: member.hero).id
+                party = try await store.createParty(name: "Rangers", by: player.id, hero: member.hero, at: now()).id
             }
             roster.append(PartyMember(player: player.id, hero: member.hero))
         }
@@ -46,13 +48,14 @@ public struct AdventureRecorder: Sendable {
                                         strings: content.strings, configuration: policy)
         var state = pipeline.adventure.start()
         try await store.startAdventure(id: id, party: party!, setup: setup, state: state, startedAt: startedAt,
-                                       contentVersion: content.version, outbox: [])
+                                       contentVersion: content.version, outbox: [], at: now())
         var recipients: [LiveActivityRecipient] = []
         for (index, member) in roster.enumerated() {
             let activity = ActivityID("activity-\(index + 1)-\(id.rawValue)")
             try await store.registerLiveActivity(
                 activityID: activity, player: member.player, adventure: id, hero: member.hero,
-                token: try PushToken(hex: String(format: "%064x", index + 1)), frequentUpdates: frequentUpdates, locale: "en")
+                token: try PushToken(hex: String(format: "%064x", index + 1)), frequentUpdates: frequentUpdates, locale: "en",
+                at: now())
             recipients.append(LiveActivityRecipient(activityID: activity, player: member.player, hero: member.hero,
                                                     frequentUpdates: frequentUpdates, language: "en"))
         }
@@ -66,7 +69,7 @@ public struct AdventureRecorder: Sendable {
             var queued: [QueuedCommand] = []
             for potion in potions[state.tick + 1] ?? [] {
                 guard let player = playerOf[potion.potionFor] else { continue }
-                queued.append(try await store.enqueueCommand(.usePotion(player: player, hero: potion.potionFor), for: id))
+                queued.append(try await store.enqueueCommand(.usePotion(player: player, hero: potion.potionFor), for: id, receivedAt: now()))
             }
             let outcome = try pipeline.tick(state, commands: queued.map(\.command), recipients: recipients, ledgers: ledgers)
             state = outcome.state
@@ -75,7 +78,7 @@ public struct AdventureRecorder: Sendable {
             batch.append(TickRecord(adventure: id, tick: state.tick, state: state, events: outcome.events,
                                     appliedCommandIDs: queued.map(\.id), outbox: outbox, ledgers: outcome.spentLedgers))
             if batch.count >= ticksPerWrite || !state.isRunning {
-                try await store.recordTicks(batch).forEach { _ = try $0.get() }
+                try await store.recordTicks(batch, at: now()).forEach { _ = try $0.get() }
                 batch.removeAll()
             }
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Game
 import Hummingbird
+import Services
 import Store
 
 /// A refusal the client can act on: an HTTP status and the body
@@ -51,6 +52,14 @@ struct APIError: Error, HTTPResponseError, CustomStringConvertible {
             ? "the app has as many broadcast channels as it may; you follow, and a channel is made when one is free: ask again after \(seconds) s"
             : "the broadcast channel is not made yet; you follow, and it is made in the background: ask again after \(seconds) s")
         error.headers[.retryAfter] = String(seconds)
+        return error
+    }
+
+    /// The database does not answer (restarting, failing over, its disk full):
+    /// nothing the client sent is wrong, and asking again later may succeed.
+    static func databaseAway(_ message: String = "the database does not answer now; ask again shortly") -> APIError {
+        var error = APIError(.serviceUnavailable, "unavailable", message)
+        error.headers[.retryAfter] = "5"
         return error
     }
 
@@ -149,6 +158,9 @@ struct APIError: Error, HTTPResponseError, CustomStringConvertible {
 /// Anything that is not a known refusal is a fault of the server: logged, and
 /// answered with a 500 that says nothing of its insides.
 struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// Asked, after an error no refusal explains, whether the database answers now.
+    let store: any RangersStore
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
@@ -161,6 +173,13 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             let message = (error as? HTTPError)?.body ?? error.status.reasonPhrase
             return try APIError(error.status, APIError.code(for: error.status), message).response(from: request, context: context)
         } catch {
+            // A database that does not answer is "not now", not "broken": the client asks again.
+            let store = store
+            let answers: Int? = try? await ServiceClock.continuous.value(within: .seconds(1)) { try await store.appliedMigrations().count }
+            guard answers != nil else {
+                context.logger.warning("request failed while the database does not answer: \(error)")
+                return try APIError.databaseAway().response(from: request, context: context)
+            }
             context.logger.error("request failed: \(String(reflecting: error))")
             return try APIError(.internalServerError, "internal", "the server failed to answer; this is logged")
                 .response(from: request, context: context)

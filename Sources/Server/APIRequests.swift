@@ -64,7 +64,7 @@ struct ActivityStatusRequest: Decodable {
     enum ReportedStatus: String, CaseIterable {
         case ended, dismissed
 
-        var stored: LiveActivityStatus {
+        var stored: ReportedActivityStatus {
             switch self {
             case .ended: .ended
             case .dismissed: .dismissed

@@ -119,7 +119,9 @@ public func buildRouter(_ configuration: ServerConfiguration, resources: ServerR
     let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
     // Metrics outermost, so they record the status the error middleware chose.
     router.add(middleware: HTTPMetricsMiddleware(registry: resources.metrics))
-    router.add(middleware: JSONErrorMiddleware())
+    router.add(middleware: JSONErrorMiddleware(store: resources.store))
+    // Inside the error middleware: its 503 is answered like any other refusal.
+    router.add(middleware: RequestDeadlineMiddleware(limit: configuration.requestDeadline))
     let api = RangersAPI(configuration: configuration, resources: resources)
     api.registerRoutes(on: router)
     // After the routes: it sees only what none of them took (a wrong method, an unknown path).

@@ -68,7 +68,7 @@ extension RangersAPI {
         let speaker = PushToTalkPayload.ActiveSpeaker(playerID: player.id.rawValue, playerName: player.name,
                                                       heroName: definition?.name ?? hero?.rawValue ?? "",
                                                       avatar: definition?.avatar ?? "")
-        let new = NewTransmission(channel: channel.id, speaker: player.id, contentType: contentType,
+        let new = try NewTransmission(channel: channel.id, speaker: player.id, contentType: contentType,
                                   durationMilliseconds: duration, audio: audio)
         let announcement = try WalkieTalkiePolicy.announcement(of: new.id, in: channel.id, by: speaker)
         let bundleID = configuration.bundleID

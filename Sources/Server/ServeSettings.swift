@@ -36,6 +36,8 @@ public enum ServeSettings {
     /// Well inside an orchestrator's usual 30 s between SIGTERM and SIGKILL.
     public static let defaultDrainSeconds = 20
     public static let drainRange = 1...120
+    public static let defaultRequestDeadlineSeconds = 15
+    public static let requestDeadlineRange = 1...300
 
     public static let gameMasterKey = ServeSetting(
         name: "gameMasterKey", flag: nil, variable: "RANGERS_GAME_MASTER_KEY", shownDefault: "required",
@@ -74,6 +76,11 @@ public enum ServeSettings {
         name: "drainSeconds", flag: "drain-seconds", variable: "RANGERS_DRAIN_SECONDS", shownDefault: "`\(defaultDrainSeconds)`",
         meaning: "how long a node stopping on SIGTERM keeps sending the pushes it holds (\(drainRange.lowerBound)…\(drainRange.upperBound)); "
             + "what is left then goes back to pending when its claims expire, and it exits 1 saying how many")
+    public static let requestDeadline = ServeSetting(
+        name: "requestDeadline", flag: "request-deadline-seconds", variable: "RANGERS_REQUEST_DEADLINE_SECONDS",
+        shownDefault: "`\(defaultRequestDeadlineSeconds)`",
+        meaning: "the longest a request may wait for its answer (\(requestDeadlineRange.lowerBound)…\(requestDeadlineRange.upperBound)); "
+            + "past it, as when the database is away, it is answered 503 with `Retry-After`")
     public static let host = ServeSetting(
         name: "host", flag: "host", variable: "RANGERS_HOST", shownDefault: "`\(defaultHost)`", meaning: "the address the HTTP API listens on")
     public static let port = ServeSetting(
@@ -109,7 +116,7 @@ public enum ServeSettings {
 
     public static let all: [ServeSetting] = [
         gameMasterKey, apns, apnsKeyFile, apnsKeyID, apnsTeamID, apnsEnvironment, apnsURL, databasePath, databaseURL, nodeID,
-        leaseSeconds, drainSeconds, host, port, bundleID, contentDirectory, audioRetention, liveLinkSecret, tokenFollowersPerAdventure,
+        leaseSeconds, drainSeconds, requestDeadline, host, port, bundleID, contentDirectory, audioRetention, liveLinkSecret, tokenFollowersPerAdventure,
         channelLimit, channelStorage, deleteUnknownChannels,
     ]
 

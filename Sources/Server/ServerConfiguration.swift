@@ -46,6 +46,10 @@ public struct ServerConfiguration: Sendable {
     /// How the ticker and the dispatcher pace themselves (tests and the demo look more often).
     public var ticker: Ticker.Settings
     public var dispatcher: Dispatcher.Settings
+    /// The longest a request may take to answer before it is answered 503 with
+    /// `Retry-After`: a database that is away must not hold a client. A streamed
+    /// answer (the live page's events) counts only until it starts.
+    public var requestDeadline: Duration = .seconds(ServeSettings.defaultRequestDeadlineSeconds)
 
     /// Shorter game-master keys could be guessed; 32 characters of a random
     /// base64 or hex string are well beyond that.
@@ -115,6 +119,9 @@ public struct ServerConfiguration: Sendable {
         }
         require(ServeSettings.leaseRange.contains(leaseSeconds), "leaseSeconds",
                 "must be \(ServeSettings.leaseRange.lowerBound)…\(ServeSettings.leaseRange.upperBound) seconds, not \(leaseSeconds)")
+        let deadline = Int(requestDeadline.components.seconds)
+        require(ServeSettings.requestDeadlineRange.contains(deadline), "requestDeadline",
+                "must be \(ServeSettings.requestDeadlineRange.lowerBound)…\(ServeSettings.requestDeadlineRange.upperBound) seconds, not \(deadline)")
         let drain = Int(dispatcher.drainTime.components.seconds)
         require(ServeSettings.drainRange.contains(drain), "drainSeconds",
                 "must be \(ServeSettings.drainRange.lowerBound)…\(ServeSettings.drainRange.upperBound) seconds, not \(drain)")

@@ -14,10 +14,11 @@ public enum FollowerRules {
     /// is refused like any taken-over claim's.
     public static let claimTimeout: TimeInterval = 120
 
-    /// A follow of `adventure` with the code the player typed, by a player who is
-    /// (or is not) in its party.
-    public static func checkFollow(code typed: String, of adventure: StoredAdventure,
-                                   playerIsInParty: Bool) throws(StoreError) {
+    /// A follow of `adventure` with the code the player typed, by `player`, who
+    /// is in its party when a member of it now (`isMember`) or in its roster.
+    public static func checkFollow(code typed: String, of adventure: StoredAdventure, by player: PlayerID,
+                                   isMember: Bool) throws(StoreError) {
+        let playerIsInParty = isMember || adventure.setup.party.contains { $0.player == player }
         guard let code = adventure.followCode else {
             throw .forbidden("adventure \(adventure.id) is private: only its party follows it")
         }
@@ -46,11 +47,30 @@ public enum FollowerRules {
     public static func checkPushToStartDevice(_ device: DeviceID, owner: PlayerID?, validToken: Bool,
                                               player: PlayerID) throws(StoreError) {
         guard let owner else { throw .notFound("device", id: device.rawValue) }
-        guard owner == player else { throw .forbidden("device \(device) belongs to another player") }
+        guard owner == player else { throw .deviceOfAnotherPlayer(device) }
         guard validToken else {
             throw .conflict("device \(device) has no valid push-to-start token; register one (PUT /v1/devices/\(device)/push-to-start-token) first")
         }
     }
+
+    /// The channel id APNs answered a make with, as the store keeps it.
+    public static func checkMadeChannel(_ apnsID: BroadcastChannelID) throws(StoreError) {
+        guard apnsID.isWellFormed else { throw .invalid(InvalidBroadcastChannelID(text: apnsID.rawValue).description) }
+    }
+
+    /// A make's answer whose claim no longer holds: taken over by another maker,
+    /// or run out.
+    public static func claimLost(_ creation: ChannelCreation) -> StoreError {
+        .conflict("followers' channel \(creation.channel) is no longer being made by this claim")
+    }
+
+    /// Why a channel waits for the keeper rather than being made at a follow.
+    public static let channelLimitNote = "the app's channel limit is reached"
+
+    /// Whether a follow per token wakes the device with a push-to-start: until the
+    /// follower's activity has registered its token, each follow wakes it again,
+    /// as the last push-to-start may not have arrived.
+    public static func wakesDevice(activityRegistered: Bool) -> Bool { !activityRegistered }
 
     /// What to do with an adventure's channel for a language when a follower asks for it.
     public enum ChannelStep: Hashable, Sendable {
@@ -85,5 +105,33 @@ public enum FollowerRules {
             }
             return hasRoom ? .claim : .wait(retryAt: now + channelLimitRetry, limitReached: true)
         }
+    }
+
+    /// Why a channel the keeper would have made was dropped instead.
+    public static let unwantedNote = "never made: no follower wants it any more"
+
+    /// What the keeper does with a channel waiting to be made (`wanted`, or
+    /// `creating` under a claim that may have lapsed).
+    public enum Creation: Hashable, Sendable {
+        /// Not now: another maker's claim holds, or the app's limit is reached.
+        case leave
+        /// No follower wants it any more: deleted, never made.
+        case drop
+        /// Claimed for the keeper to make now.
+        case claim
+    }
+
+    /// `claimantIsAlive` says whether the process holding a `creating` claim still
+    /// runs, `nextAttemptAt` when the claim runs out; `isWanted` whether a follower
+    /// still follows on it; `inUse` counts the app's channels against `limit`.
+    /// Returns the step and the count once it is taken: a lapsed claim taken over
+    /// counts already, a dropped one no longer does.
+    public static func creation(state: FollowerChannelState, claimantIsAlive: Bool, nextAttemptAt: Date, isWanted: Bool,
+                                inUse: Int, limit: Int, now: Date) -> (step: Creation, inUse: Int) {
+        let creating = state == .creating
+        if creating, claimantIsAlive, nextAttemptAt > now { return (.leave, inUse) }
+        guard isWanted else { return (.drop, creating ? inUse - 1 : inUse) }
+        guard creating || inUse < limit else { return (.leave, inUse) }
+        return (.claim, creating ? inUse : inUse + 1)
     }
 }

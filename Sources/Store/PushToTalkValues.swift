@@ -44,17 +44,21 @@ public struct ChannelMember: Hashable, Sendable {
     }
 }
 
-/// A recorded message as uploaded, before it is stored.
+/// A recorded message as uploaded, before it is stored: it holds audio and lasts
+/// some time, or it is no message.
 public struct NewTransmission: Sendable {
     public var id: TransmissionID
     public var channel: ChannelID
     public var speaker: PlayerID
     public var contentType: String
-    public var durationMilliseconds: Int
-    public var audio: Data
+    public let durationMilliseconds: Int
+    public let audio: Data
 
     public init(id: TransmissionID = .random(), channel: ChannelID, speaker: PlayerID, contentType: String,
-                durationMilliseconds: Int, audio: Data) {
+                durationMilliseconds: Int, audio: Data) throws(StoreError) {
+        guard durationMilliseconds > 0, !audio.isEmpty else {
+            throw .invalid("a transmission has audio and a positive duration")
+        }
         self.id = id
         self.channel = channel
         self.speaker = speaker

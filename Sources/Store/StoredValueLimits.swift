@@ -67,6 +67,14 @@ public enum StoredValueLimits {
         }
     }
 
+    public static func checkActivityID(_ id: ActivityID) throws(StoreError) {
+        try checkClientID(id.rawValue, kind: "an activity id")
+    }
+
+    public static func checkDeviceID(_ id: DeviceID) throws(StoreError) {
+        try checkClientID(id.rawValue, kind: "a device id")
+    }
+
     /// Unicode's control characters (general category Cc: U+0000–U+001F and
     /// U+007F–U+009F), which no name or id may hold.
     public static func isControl(_ scalar: Unicode.Scalar) -> Bool {

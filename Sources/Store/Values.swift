@@ -75,6 +75,19 @@ public enum LiveActivityStatus: String, Hashable, Sendable, Codable, CaseIterabl
     case dismissed
 }
 
+/// What the app reports of its activity: that it ended or that the user
+/// dismissed it. `active` is the server's own starting state, never reported.
+public enum ReportedActivityStatus: String, Hashable, Sendable, Codable, CaseIterable {
+    case ended, dismissed
+
+    public var status: LiveActivityStatus {
+        switch self {
+        case .ended: .ended
+        case .dismissed: .dismissed
+        }
+    }
+}
+
 public struct LiveActivity: Hashable, Sendable, Codable {
     public var id: ActivityID
     public var player: PlayerID

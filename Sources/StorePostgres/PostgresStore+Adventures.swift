@@ -18,18 +18,15 @@ extension PostgresStore {
             // the usual refusal.
             let partyName = try await connection.query("SELECT name FROM party WHERE id = \(party.rawValue)",
                                                        logger: logger).decodeFirst(String.self)
-            guard let partyName else { throw StoreError.notFound("party", id: party.rawValue) }
+            guard let partyName else { throw StoreError.unknownParty(party) }
             let members = Set(try await connection.query("""
                 SELECT player, hero_id FROM membership WHERE party = \(party.rawValue)
                 """, logger: logger).decodeAll((String, String).self).map { PartyMember(player: PlayerID($0.0), hero: HeroID($0.1)) })
-            if let stranger = setup.party.first(where: { !members.contains($0) }) {
-                throw StoreError.conflict("player \(stranger.player) with hero '\(stranger.hero)' is not in party '\(partyName)'")
-            }
-            if let running = try await connection.query("""
+            let running = try await connection.query("""
                 SELECT id FROM adventure WHERE party = \(party.rawValue) AND status = 'running'
-                """, logger: logger).decodeFirst(String.self) {
-                throw StoreError.conflict("party '\(partyName)' already has adventure \(running) running")
-            }
+                """, logger: logger).decodeFirst(String.self)
+            try AdventureRules.checkStart(roster: setup.party, partyName: partyName, members: members,
+                                          running: running.map(AdventureID.init))
             try await connection.query("""
                 INSERT INTO adventure (id, party, route_id, content_version, seed, roster, tick_interval, time_limit, started_at,
                                        tick_phase, status, state, last_tick, next_tick_at, follow_code)
@@ -61,9 +58,7 @@ extension PostgresStore {
             // FOR SHARE: a tick storing this adventure's end waits, so no command
             // slips in behind the end; commands may still arrive together.
             let stored = try await requireAdventure(adventure, lock: "FOR SHARE", connection)
-            guard stored.status == .running else {
-                throw StoreError.conflict("adventure \(adventure) has ended (\(stored.status.rawValue)); it takes no commands")
-            }
+            try AdventureRules.checkTakesCommands(adventure, status: stored.status)
             return try await insertCommand(json, command, for: adventure, at: now, connection)
         }
     }
@@ -75,14 +70,14 @@ extension PostgresStore {
             // adventure's row, and the second finds the first's end queued: it is
             // queued (and so applied) once.
             let stored = try await requireAdventure(adventure, lock: "FOR UPDATE", connection)
-            guard stored.status == .running else {
-                throw StoreError.conflict("adventure \(adventure) has already ended (\(stored.status.rawValue))")
-            }
-            if let (id, receivedAt) = try await connection.query("""
+            let queued = try await connection.query("""
                 SELECT id, received_at FROM command WHERE adventure = \(adventure.rawValue) AND tick IS NULL AND command = \(json)
                 ORDER BY id LIMIT 1
-                """, logger: logger).decodeFirst((Int64, Date).self) {
-                return QueuedCommand(id: CommandID(id), command: .endAdventure, receivedAt: receivedAt)
+                """, logger: logger).decodeFirst((Int64, Date).self).map {
+                QueuedCommand(id: CommandID($0.0), command: .endAdventure, receivedAt: $0.1)
+            }
+            if case .queuedAlready(let queued) = try AdventureRules.endRequest(adventure, status: stored.status, queued: queued) {
+                return queued
             }
             return try await insertCommand(json, .endAdventure, for: adventure, at: now, connection)
         }
@@ -132,7 +127,7 @@ extension PostgresStore {
         var query = PostgresQuery(unsafeSQL: "SELECT \(Self.adventureColumns) FROM adventure WHERE id = $1 \(lock)")
         query.binds.append(id.rawValue, context: .default)
         guard let row = try await connection.query(query, logger: logger).decodeAll(AdventureColumns.self).first else {
-            throw StoreError.notFound("adventure", id: id.rawValue)
+            throw StoreError.unknownAdventure(id)
         }
         return try Self.adventure(row)
     }
@@ -155,14 +150,11 @@ extension PostgresStore {
     private static func adventure(_ row: AdventureColumns) throws -> StoredAdventure {
         let (id, party, route, contentVersion, seedText, roster, tickInterval, timeLimit, startedAt, tickPhase, stateText,
              lastTick, nextTickAt, endedAt, followCodeText) = row
-        guard let seed = UInt64(seedText) else { throw StoreError.corrupt("seed '\(seedText)' of adventure \(id)") }
+        let seed = try StoredValues.seed(seedText, ofAdventure: id)
         let decoder = JSONDecoder()
         let setup = AdventureSetup(route: RouteID(route), party: try decoder.decode([PartyMember].self, from: Data(roster.utf8)),
                                    tickInterval: tickInterval, timeLimit: timeLimit, seed: seed)
-        let followCode = try followCodeText.map { text in
-            guard let code = FollowCode(typed: text) else { throw StoreError.corrupt("follow code of adventure \(id)") }
-            return code
-        }
+        let followCode = try followCodeText.map { text throws(StoreError) in try StoredValues.followCode(text, ofAdventure: id) }
         return StoredAdventure(id: AdventureID(id), party: PartyID(party), setup: setup, contentVersion: contentVersion,
                                startedAt: startedAt, tickPhase: tickPhase,
                                state: try decoder.decode(AdventureState.self, from: Data(stateText.utf8)),

@@ -20,20 +20,16 @@ extension PostgresStore {
         var answered: Set<Int64> = []
         let refusals: [StoreError?] = results.map { result in
             let id = result.push.id
-            guard let (state, holder) = rows[id.rawValue] else { return .notFound("outbox row", id: id.description) }
-            guard state == OutboxState.sending.rawValue, answered.insert(id.rawValue).inserted else {
-                return .conflict("outbox row \(id) is \(answered.contains(id.rawValue) ? "answered" : state), not sending; "
-                    + "its answer was recorded already or it was never claimed")
-            }
-            guard holder == node else {
-                return .conflict("outbox row \(id) was claimed again after this claim was taken for abandoned")
-            }
-            return nil
+            let row = rows[id.rawValue]
+            // A second answer to one push in the same batch finds it answered by the first.
+            let answeredAlready = answered.contains(id.rawValue)
+            if row?.0 == OutboxState.sending.rawValue { answered.insert(id.rawValue) }
+            return OutboxRules.answerRefusal(id, state: answeredAlready ? "answered" : row?.0, holder: row?.1, claimant: node)
         }
         let recorded = zip(results, refusals).filter { $0.1 == nil }.map(\.0)
         guard !recorded.isEmpty else { return refusals }
 
-        let settled = recorded.map { Self.settlement(of: $0.outcome) }
+        let settled = recorded.map { OutboxRules.settlement(of: $0.outcome) }
         try await connection.query("""
             UPDATE outbox SET state = t.state, outcome = NULLIF(t.outcome, ''),
                 next_attempt_at = CASE WHEN t.state = 'pending' THEN t.next_attempt_at ELSE outbox.next_attempt_at END
@@ -80,28 +76,6 @@ extension PostgresStore {
         let done = zip(recorded, settled).filter { $0.1.state != .pending }.map(\.0.push.message)
         try await finishLeaving(done.compactMap(Self.leavingMember), connection)
         return refusals
-    }
-
-    private struct Settlement {
-        var state: OutboxState
-        var outcome: String?
-        var nextAttempt: Date?
-        var log: (status: Int?, reason: String?, apnsID: String?, attempts: Int)?
-    }
-
-    private static func settlement(of outcome: PushOutcome) -> Settlement {
-        switch outcome {
-        case .delivered(let apnsID, let status, let attempts):
-            Settlement(state: .sent, log: (status, nil, apnsID, attempts))
-        case .tokenInvalid(let status, let reason, _, let apnsID, let attempts):
-            Settlement(state: .failed, outcome: "token no longer valid: \(reason)", log: (status, reason, apnsID, attempts))
-        case .channelGone(let status, let reason, let apnsID, let attempts):
-            Settlement(state: .failed, outcome: "channel gone: \(reason)", log: (status, reason, apnsID, attempts))
-        case .retryLater(let nextAttempt, let reason):
-            Settlement(state: .pending, outcome: "retrying: \(reason)", nextAttempt: nextAttempt)
-        case .rejected(let status, let reason, let apnsID, let attempts):
-            Settlement(state: .failed, outcome: reason, log: (status, reason, apnsID, attempts))
-        }
     }
 
     /// The token is no longer valid wherever it is the valid one (registered

@@ -24,7 +24,7 @@ extension PostgresStore {
     public func follow(_ request: FollowRequest, at now: Date) async throws -> Following {
         let language = try StoredValueLimits.checkedLocale(request.language)
         if case .pushToStart(let device, _) = request.how {
-            try StoredValueLimits.checkClientID(device.rawValue, kind: "a device id")
+            try StoredValueLimits.checkDeviceID(device)
         }
         return try await transaction { connection in
             // FOR UPDATE for a follow per token: those of one adventure take turns, so
@@ -40,8 +40,7 @@ extension PostgresStore {
             let isMember = try await connection.query("""
                 SELECT 1 FROM membership WHERE party = \(adventure.party.rawValue) AND player = \(request.player.rawValue)
                 """, logger: logger).decodeFirst(Int.self) != nil
-            try FollowerRules.checkFollow(code: request.code, of: adventure,
-                                          playerIsInParty: isMember || adventure.setup.party.contains { $0.player == request.player })
+            try FollowerRules.checkFollow(code: request.code, of: adventure, by: request.player, isMember: isMember)
 
             var device: DeviceID?
             if case .pushToStart(let id, _) = request.how {
@@ -80,17 +79,15 @@ extension PostgresStore {
                 return Following(follower: try Self.follower(follower), adventure: adventure, channel: availability,
                                  wasFollowing: wasFollowing)
             case .pushToStart(let device, let push):
-                // Until the follower's activity has registered its token, each follow
-                // wakes the device again: the last push-to-start may not have arrived.
-                let registered = try await connection.query("""
+                let wakes = FollowerRules.wakesDevice(activityRegistered: try await connection.query("""
                     SELECT 1 FROM live_activity WHERE adventure = \(adventure.id.rawValue) AND player = \(request.player.rawValue)
                     AND hero_id IS NULL AND status = 'active' LIMIT 1
-                    """, logger: logger).decodeFirst(Int.self) != nil
-                if !registered {
+                    """, logger: logger).decodeFirst(Int.self) != nil)
+                if wakes {
                     try await enqueue([QueuedMessage(message: try push(adventure, device), adventure: adventure.id,
                                                      tick: adventure.lastTick)], at: now, connection)
                 }
-                return Following(follower: try Self.follower(follower), adventure: adventure, queuedPushToStart: !registered,
+                return Following(follower: try Self.follower(follower), adventure: adventure, queuedPushToStart: wakes,
                                  wasFollowing: wasFollowing)
             }
         }
@@ -121,7 +118,7 @@ extension PostgresStore {
             SELECT \(unescaped: Self.channelColumns) FROM follower_channel
             WHERE adventure = \(adventure.rawValue) AND language = \(language) FOR UPDATE
             """, logger: logger).decodeFirst(ChannelColumns.self)
-        let state = try current.map { try Self.channelState($0.1) }
+        let state = try current.map { try StoredValues.channelState($0.1) }
         let step = FollowerRules.channelStep(
             state: state, apnsID: current?.2.map { BroadcastChannelID($0) }, claimantIsAlive: current?.3 ?? false,
             nextAttemptAt: current?.4, inUse: try await channelsInUse(connection), limit: request.channelLimit, now: now)
@@ -133,7 +130,7 @@ extension PostgresStore {
         case .wait(let retryAt, let limitReached):
             if current == nil {
                 try await insertChannel(adventure: adventure, language: language, policy: request.storagePolicy, state: .wanted,
-                                        nextAttemptAt: retryAt, note: "the app's channel limit is reached", at: now, connection)
+                                        nextAttemptAt: retryAt, note: FollowerRules.channelLimitNote, at: now, connection)
             }
             return .unavailable(retryAt: retryAt, limitReached: limitReached)
         case .claim:
@@ -168,9 +165,7 @@ extension PostgresStore {
     private func claim(_ row: ChannelColumns, adventure: AdventureID, language: String, at now: Date,
                        _ connection: PostgresConnection) async throws -> ChannelCreation {
         let attempt = row.6 + 1
-        guard let storagePolicy = MessageStoragePolicy(rawValue: row.5) else {
-            throw StoreError.corrupt("storage policy \(row.5) of followers' channel \(row.0)")
-        }
+        let storagePolicy = try StoredValues.storagePolicy(row.5, ofFollowersChannel: row.0)
         try await connection.query("""
             UPDATE follower_channel SET state = 'creating', claimed_by = \(node), attempt = \(attempt), apns_channel_id = NULL,
                 deleted_at = NULL, next_attempt_at = \(now + FollowerRules.claimTimeout)
@@ -186,11 +181,6 @@ extension PostgresStore {
                                    logger: logger).decodeOne(Int.self)
     }
 
-    private static func channelState(_ stored: String) throws -> FollowerChannelState {
-        guard let state = FollowerChannelState(rawValue: stored) else { throw StoreError.corrupt("followers' channel state '\(stored)'") }
-        return state
-    }
-
     public func unfollow(_ adventure: AdventureID, player: PlayerID, at now: Date) async throws {
         try await transaction { connection in
             _ = try await requireAdventure(adventure, lock: "", connection)
@@ -199,7 +189,7 @@ extension PostgresStore {
                 WHERE adventure = \(adventure.rawValue) AND player = \(player.rawValue) AND status = 'following'
                 RETURNING player
                 """, logger: logger).decodeFirst(String.self)
-            guard left != nil else { throw StoreError.notFound("follower of adventure \(adventure)", id: player.rawValue) }
+            guard left != nil else { throw StoreError.notFollowing(adventure, player: player) }
             try await connection.query("""
                 UPDATE live_activity SET status = 'ended'
                 WHERE adventure = \(adventure.rawValue) AND player = \(player.rawValue) AND hero_id IS NULL AND status = 'active'
@@ -211,9 +201,7 @@ extension PostgresStore {
     private static let followerColumns = "adventure, player, delivery, language, device, status, followed_at"
 
     private static func follower(_ row: FollowerColumns) throws -> Follower {
-        guard let delivery = FollowerDelivery(rawValue: row.2), let status = FollowerStatus(rawValue: row.5) else {
-            throw StoreError.corrupt("follower \(row.1) of adventure \(row.0)")
-        }
+        let (delivery, status) = try StoredValues.follower(delivery: row.2, status: row.5, player: row.1, adventure: row.0)
         return Follower(adventure: AdventureID(row.0), player: PlayerID(row.1), delivery: delivery, language: row.3,
                         device: row.4.map { DeviceID($0) }, status: status, followedAt: row.6)
     }
@@ -232,11 +220,9 @@ extension PostgresStore {
     private static let storedChannelColumns = "id, adventure, language, state, apns_channel_id, storage_policy, ledger, note"
 
     private static func followerChannel(_ row: StoredChannelColumns) throws -> FollowerChannel {
-        guard let storagePolicy = MessageStoragePolicy(rawValue: row.5) else {
-            throw StoreError.corrupt("storage policy \(row.5) of followers' channel \(row.0)")
-        }
+        let storagePolicy = try StoredValues.storagePolicy(row.5, ofFollowersChannel: row.0)
         return FollowerChannel(id: FollowerChannelID(row.0), adventure: AdventureID(row.1), language: row.2,
-                               state: try channelState(row.3), apnsID: row.4.map { BroadcastChannelID($0) },
+                               state: try StoredValues.channelState(row.3), apnsID: row.4.map { BroadcastChannelID($0) },
                                storagePolicy: storagePolicy, ledger: try ledger(row.6), note: row.7)
     }
 
@@ -271,28 +257,30 @@ extension PostgresStore {
             var inUse = try await channelsInUse(connection)
             var taken: [ChannelCreation] = []
             for candidate in candidates where taken.count < limit {
-                let state = try Self.channelState(candidate.1)
                 // A claim of a node that still beats is that node's to finish, until it runs out.
-                if state == .creating, candidate.3, candidate.4 > now { continue }
-                guard candidate.9 else {
+                let creation = FollowerRules.creation(
+                    state: try StoredValues.channelState(candidate.1), claimantIsAlive: candidate.3, nextAttemptAt: candidate.4,
+                    isWanted: candidate.9, inUse: inUse, limit: channelLimit, now: now)
+                inUse = creation.inUse
+                switch creation.step {
+                case .leave:
+                    continue
+                case .drop:
                     try await connection.query("""
                         UPDATE follower_channel SET state = 'deleted', claimed_by = NULL, deleted_at = \(now),
-                            note = 'never made: no follower wants it any more' WHERE id = \(candidate.0)
+                            note = \(FollowerRules.unwantedNote) WHERE id = \(candidate.0)
                         """, logger: logger)
-                    if state == .creating { inUse -= 1 }
-                    continue
+                case .claim:
+                    let row = (candidate.0, candidate.1, candidate.2, candidate.3, candidate.4, candidate.5, candidate.6)
+                    taken.append(try await claim(row, adventure: AdventureID(candidate.7), language: candidate.8, at: now, connection))
                 }
-                guard state == .creating || inUse < channelLimit else { continue }
-                if state != .creating { inUse += 1 }
-                let row = (candidate.0, candidate.1, candidate.2, candidate.3, candidate.4, candidate.5, candidate.6)
-                taken.append(try await claim(row, adventure: AdventureID(candidate.7), language: candidate.8, at: now, connection))
             }
             return taken
         }
     }
 
     public func channelCreated(_ creation: ChannelCreation, as apnsID: BroadcastChannelID, at now: Date) async throws -> FollowerChannel {
-        guard apnsID.isWellFormed else { throw StoreError.invalid(InvalidBroadcastChannelID(text: apnsID.rawValue).description) }
+        try FollowerRules.checkMadeChannel(apnsID)
         return try await transaction { connection in
             // Only while this claim holds: one taken over (this node was taken for
             // stopped) has another maker now, and this channel is the caller's to delete.
@@ -303,7 +291,7 @@ extension PostgresStore {
                   AND attempt = \(creation.attempt)
                 RETURNING \(unescaped: Self.storedChannelColumns)
                 """, logger: logger).decodeFirst(StoredChannelColumns.self)
-            else { throw StoreError.conflict("followers' channel \(creation.channel) is no longer being made by this claim") }
+            else { throw FollowerRules.claimLost(creation) }
             try await connection.query("""
                 UPDATE adventure SET has_follower_channels = true WHERE id = \(creation.adventure.rawValue) AND NOT has_follower_channels
                 """, logger: logger)
@@ -318,7 +306,7 @@ extension PostgresStore {
             RETURNING id
             """, logger: logger).decodeFirst(String.self)
         guard changed != nil else {
-            throw StoreError.conflict("followers' channel \(creation.channel) is no longer being made by this claim")
+            throw FollowerRules.claimLost(creation)
         }
     }
 

@@ -100,20 +100,13 @@ extension PostgresStore {
             var dropped: [(id: Int64, reason: String)] = []
             var leaving: [String] = []
             for entry in live {
-                let lookup = QueuedPushRules.hasExpired(expiration: entry.message.expiration, at: nowSeconds)
-                    ? .unreachable(QueuedPushRules.expiredReason) : tokens(entry.message)
-                switch lookup {
-                case .unreachable(let reason):
+                switch OutboxRules.claimStep(expiration: entry.message.expiration, at: nowSeconds, lookup: { tokens(entry.message) }) {
+                case .drop(let reason, let finishesLeaving):
                     dropped.append((entry.id.rawValue, reason))
-                    if let member = Self.leavingMember(entry.message), reason != QueuedPushRules.expiredReason {
-                        leaving.append(member)
-                    }
-                case .token(let token):
+                    if finishesLeaving, let member = Self.leavingMember(entry.message) { leaving.append(member) }
+                case .send(let destination):
                     claimed.append(ClaimedPush(id: entry.id, adventure: entry.adventure, tick: entry.tick, message: entry.message,
-                                               token: token, attempts: entry.attempts + 1))
-                case .channel(let channel):
-                    claimed.append(ClaimedPush(id: entry.id, adventure: entry.adventure, tick: entry.tick, message: entry.message,
-                                               destination: .channel(channel), attempts: entry.attempts + 1))
+                                               destination: destination, attempts: entry.attempts + 1))
                 }
             }
             if !dropped.isEmpty {
@@ -194,9 +187,9 @@ extension PostgresStore {
                                String, String?, Int, Date)
 
     static func entry(_ row: OutboxColumns) throws -> OutboxEntry {
-        let (id, adventure, kind, target, pushType, topic, priority, expiration, payload, reason, hasAlert, isEnd, supersedable,
+        let (id, adventure, kind, target, pushType, topic, storedPriority, expiration, payload, reason, hasAlert, isEnd, supersedable,
              tick, state, outcome, attempts, createdAt) = row
-        guard let priority = Priority(rawValue: priority) else { throw StoreError.corrupt("priority \(priority) of outbox row \(id)") }
+        let priority = try StoredValues.priority(storedPriority, ofOutboxRow: id)
         guard let state = OutboxState(rawValue: state) else { throw StoreError.corrupt("state '\(state)' of outbox row \(id)") }
         let message = OutboxMessage(target: try PushTarget(kind: kind, id: target), pushType: try Self.pushType(pushType),
                                     topic: Topic(rawValue: topic), priority: priority, expiration: expiration, payload: payload,
@@ -205,10 +198,7 @@ extension PostgresStore {
                            state: state, outcome: outcome, attempts: attempts, createdAt: createdAt)
     }
 
-    static func pushType(_ stored: String) throws -> PushType {
-        guard let type = PushType(rawValue: stored) else { throw StoreError.corrupt("push type '\(stored)' of outbox row") }
-        return type
-    }
+    static func pushType(_ stored: String) throws -> PushType { try StoredValues.pushType(stored) }
 
     func outboxEntries(of adventure: AdventureID, _ connection: PostgresConnection) async throws -> [OutboxEntry] {
         try await connection.query("""

@@ -10,7 +10,7 @@ extension PostgresStore {
         let id = PartyID.random()
         return try await transaction { connection in
             try await requirePlayer(player, lock: "FOR SHARE", connection)
-            try await requirePicked(hero, by: player, connection)
+            try PlayerRules.checkPicked(hero, isPicked: try await hasPicked(hero, by: player, connection))
             // 32^8 codes: a collision is rare; the unique column refuses one, so
             // draw again rather than fail the request.
             var code = InviteCode.random()
@@ -33,7 +33,7 @@ extension PostgresStore {
     }
 
     public func joinParty(inviteCode typed: String, player: PlayerID, hero: HeroID, at now: Date) async throws -> PartyMembership {
-        guard let code = InviteCode(typed: typed) else { throw StoreError.notFound("invite code", id: typed) }
+        guard let code = InviteCode(typed: typed) else { throw StoreError.unknownInviteCode(typed) }
         return try await transaction { connection in
             // The party's row lock (FOR UPDATE): joins to one party run one after
             // another, each counting the members the one before left, so a party is
@@ -42,28 +42,20 @@ extension PostgresStore {
             guard let (partyID, partyName) = try await connection.query("""
                 SELECT id, name FROM party WHERE invite_code = \(code.rawValue) FOR UPDATE
                 """, logger: logger).decodeFirst((String, String).self)
-            else { throw StoreError.notFound("invite code", id: code.rawValue) }
+            else { throw StoreError.unknownInviteCode(code.rawValue) }
             try await requirePlayer(player, lock: "FOR SHARE", connection)
             let members = try await connection.query("""
                 SELECT player, hero_id, joined_at FROM membership WHERE party = \(partyID)
                 """, logger: logger).decodeAll((String, String, Date).self)
-            if let existing = members.first(where: { $0.0 == player.rawValue }) {
-                guard existing.1 == hero.rawValue else {
-                    throw StoreError.conflict("you are already in party '\(partyName)' with hero '\(existing.1)'")
-                }
-                return PartyMembership(party: PartyID(partyID), player: player, hero: hero, joinedAt: existing.2)
-            }
-            try await requirePicked(hero, by: player, connection)
-            if members.contains(where: { $0.1 == hero.rawValue }) {
-                throw StoreError.conflict("hero '\(hero)' is already in party '\(partyName)'")
-            }
-            guard members.count < StoredValueLimits.largestParty else {
-                throw StoreError.conflict("party '\(partyName)' is full (\(StoredValueLimits.largestParty) members)")
-            }
-            if try await connection.query("""
-                SELECT 1 FROM adventure WHERE party = \(partyID) AND status = 'running'
-                """, logger: logger).decodeFirst(Int32.self) != nil {
-                throw StoreError.conflict("party '\(partyName)' is on an adventure; join when it has ended")
+            let reading = PartyRules.JoinReading(
+                partyName: partyName, members: members.map { PartyMember(player: PlayerID($0.0), hero: HeroID($0.1)) },
+                heroIsPicked: try await hasPicked(hero, by: player, connection),
+                adventureIsRunning: try await connection.query("""
+                    SELECT 1 FROM adventure WHERE party = \(partyID) AND status = 'running'
+                    """, logger: logger).decodeFirst(Int32.self) != nil)
+            if try PartyRules.join(PartyMember(player: player, hero: hero), reading) == .alreadyMember {
+                let joinedAt = members.first { $0.0 == player.rawValue }!.2
+                return PartyMembership(party: PartyID(partyID), player: player, hero: hero, joinedAt: joinedAt)
             }
             let joinedAt = try await connection.query("""
                 INSERT INTO membership (party, player, hero_id, joined_at)
@@ -80,7 +72,7 @@ extension PostgresStore {
             let left = try await connection.query("""
                 DELETE FROM membership WHERE party = \(party.rawValue) AND player = \(player.rawValue) RETURNING player
                 """, logger: logger).decodeFirst(String.self)
-            guard left != nil else { throw StoreError.notFound("membership of party \(party) for player", id: player.rawValue) }
+            guard left != nil else { throw StoreError.notAMember(of: party, player: player) }
             try await sendOffChannel(party: party, players: [player], at: now, leaveChannelPush, connection)
         }
     }
@@ -127,16 +119,15 @@ extension PostgresStore {
             SELECT name, invite_code, created_by, created_at FROM party WHERE id = \(id.rawValue)
             """, logger: logger).decodeFirst((String, String, String, Date).self),
             let inviteCode = InviteCode(typed: code)
-        else { throw StoreError.notFound("party", id: id.rawValue) }
+        else { throw StoreError.unknownParty(id) }
         return Party(id: id, name: name, inviteCode: inviteCode, createdBy: PlayerID(createdBy), createdAt: createdAt)
     }
 
     /// FOR SHARE: the hero cannot be dropped (`pickHeroes` deletes the row) until
     /// the transaction that relies on it has ended.
-    func requirePicked(_ hero: HeroID, by player: PlayerID, _ connection: PostgresConnection) async throws {
-        let picked = try await connection.query("""
+    func hasPicked(_ hero: HeroID, by player: PlayerID, _ connection: PostgresConnection) async throws -> Bool {
+        try await connection.query("""
             SELECT 1 FROM player_hero WHERE player = \(player.rawValue) AND hero_id = \(hero.rawValue) FOR SHARE
             """, logger: logger).decodeFirst(Int32.self) != nil
-        guard picked else { throw StoreError.forbidden("hero '\(hero)' is not one of your heroes; pick it first") }
     }
 }

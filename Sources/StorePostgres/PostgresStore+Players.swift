@@ -31,17 +31,14 @@ extension PostgresStore {
     }
 
     public func pickHeroes(_ heroes: [HeroID], for player: PlayerID) async throws -> [HeroID] {
-        let chosen = Array(Set(heroes)).sorted()
-        guard !chosen.isEmpty else { throw StoreError.invalid("pick at least one hero") }
+        let chosen = try PlayerRules.heroPick(heroes)
         return try await transaction { connection in
             // The player's row lock: a join that checks this player's heroes waits
             // (it takes the row FOR SHARE), so no hero is dropped while it joins with it.
             try await requirePlayer(player, lock: "FOR UPDATE", connection)
             let inUse = try await connection.query("SELECT hero_id FROM membership WHERE player = \(player.rawValue)",
-                                                   logger: logger).decodeAll(String.self)
-            if let kept = inUse.first(where: { !chosen.contains(HeroID($0)) }) {
-                throw StoreError.conflict("hero '\(kept)' plays in one of your parties; leave it before dropping the hero")
-            }
+                                                   logger: logger).decodeAll(String.self).map(HeroID.init)
+            try PlayerRules.checkPick(chosen, inUse: inUse)
             try await connection.query("DELETE FROM player_hero WHERE player = \(player.rawValue)", logger: logger)
             let ids = chosen.map(\.rawValue)
             try await connection.query("""
@@ -65,7 +62,7 @@ extension PostgresStore {
         var query = PostgresQuery(unsafeSQL: "SELECT 1 FROM player WHERE id = $1 \(lock)")
         query.binds.append(id.rawValue, context: .default)
         guard try await connection.query(query, logger: logger).decodeFirst(Int32.self) != nil else {
-            throw StoreError.notFound("player", id: id.rawValue)
+            throw StoreError.unknownPlayer(id)
         }
     }
 }

@@ -46,8 +46,8 @@ extension PostgresStore {
     typealias PushLogColumns = (Int64, String, String, String, String, Int, Int?, String?, String?, Int, Date, Int?, String, Data)
 
     static func pushLogEntry(_ row: PushLogColumns, of adventure: AdventureID) throws -> PushLogEntry {
-        let (outbox, kind, targetID, token, pushType, priority, status, reason, apnsID, attempts, sentAt, tick, decision, payload) = row
-        guard let priority = Priority(rawValue: priority) else { throw StoreError.corrupt("priority \(priority) in push log") }
+        let (outbox, kind, targetID, token, pushType, storedPriority, status, reason, apnsID, attempts, sentAt, tick, decision, payload) = row
+        let priority = try StoredValues.priorityInPushLog(storedPriority)
         let target = try PushTarget(kind: kind, id: targetID)
         return PushLogEntry(outbox: OutboxID(outbox), adventure: adventure, target: target,
                             destination: PushDestination(stored: token, for: target.kind), pushType: try Self.pushType(pushType),

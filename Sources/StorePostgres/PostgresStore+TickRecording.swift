@@ -21,7 +21,7 @@ extension PostgresStore {
     public func recordTicks(_ records: [TickRecord], at now: Date) async throws -> [Result<StoredTick, StoreError>] {
         var results = [Result<StoredTick, StoreError>?](repeating: nil, count: records.count)
         for (index, record) in records.enumerated() {
-            if let refusal = Self.refusal(of: record) { results[index] = .failure(refusal) }
+            if let refusal = TickRules.refusal(of: record) { results[index] = .failure(refusal) }
         }
         // One round per tick of the same adventure in the batch (usually one round):
         // a fenced update changes each row once per statement.
@@ -61,17 +61,6 @@ extension PostgresStore {
         return results.map { $0! }
     }
 
-    private static func refusal(of record: TickRecord) -> StoreError? {
-        guard record.tick >= 1 else { return .invalid("ticks count from 1, not \(record.tick)") }
-        guard record.state.tick == record.tick else {
-            return .invalid("the state passed for tick \(record.tick) is the state of tick \(record.state.tick)")
-        }
-        guard Set(record.appliedCommandIDs).count == record.appliedCommandIDs.count else {
-            return .invalid("a command cannot be applied twice in one tick")
-        }
-        return nil
-    }
-
     private func store(_ batch: [(index: Int, record: TickRecord)], at now: Date,
                        _ connection: PostgresConnection) async throws -> [(Int, Result<StoredTick, StoreError>)] {
         var refused: [Int: StoreError] = [:]
@@ -85,13 +74,13 @@ extension PostgresStore {
                 """, logger: logger).decodeAll((Int64, String).self))
             for (index, record) in batch {
                 if let missing = record.appliedCommandIDs.first(where: { waiting[$0.rawValue] != record.adventure.rawValue }) {
-                    refused[index] = .conflict(
-                        "command \(missing) is not waiting in adventure \(record.adventure); it may have been applied already")
+                    refused[index] = TickRules.commandNotWaiting(missing, in: record.adventure)
                 }
             }
         }
         // Each budget must belong to an activity (or followers' channel) of the tick's adventure.
-        func refuseStrangers(_ ids: (TickRecord) -> [String], in table: StaticString, what: String) async throws {
+        func refuseStrangers(_ ids: (TickRecord) -> [String], in table: StaticString,
+                             _ refusal: (String, AdventureID) -> StoreError) async throws {
             let wanted = batch.flatMap { ids($0.record) }
             guard !wanted.isEmpty else { return }
             var query = PostgresQuery(unsafeSQL: "SELECT id, adventure FROM \(table) WHERE id = ANY($1)")
@@ -100,12 +89,13 @@ extension PostgresStore {
                 .decodeAll((String, String).self))
             for (index, record) in batch where refused[index] == nil {
                 if let stranger = ids(record).sorted().first(where: { owners[$0] != record.adventure.rawValue }) {
-                    refused[index] = .notFound("\(what) of adventure \(record.adventure)", id: stranger)
+                    refused[index] = refusal(stranger, record.adventure)
                 }
             }
         }
-        try await refuseStrangers({ $0.ledgers.keys.map(\.rawValue) }, in: "live_activity", what: "activity")
-        try await refuseStrangers({ $0.channelLedgers.keys.map(\.rawValue) }, in: "follower_channel", what: "followers' channel")
+        try await refuseStrangers({ $0.ledgers.keys.map(\.rawValue) }, in: "live_activity", TickRules.strangerActivity)
+        try await refuseStrangers({ $0.channelLedgers.keys.map(\.rawValue) }, in: "follower_channel",
+                                  TickRules.strangerFollowersChannel)
 
         // The fence (see `recordTicks`).
         let candidates = batch.filter { refused[$0.index] == nil }
@@ -209,17 +199,12 @@ extension PostgresStore {
             FROM adventure WHERE id = ANY(\(ticks.map(\.1.adventure.rawValue)))
             """, logger: logger).decodeAll((String, String, Int, String?).self).map { ($0.0, ($0.1, $0.2, $0.3)) })
         return ticks.map { index, record in
-            let adventure = record.adventure
-            guard let (status, lastTick, holder) = rows[adventure.rawValue] else {
-                return (index, .notFound("adventure", id: adventure.rawValue))
+            let stored = rows[record.adventure.rawValue].map { status, lastTick, holder in
+                TickRules.Stored(status: status, lastTick: lastTick, otherHolder: holder == node ? nil : holder)
             }
-            guard status == AdventureStatus.running.rawValue else {
-                return (index, .conflict("adventure \(adventure) has ended (\(status)); tick \(record.tick) cannot follow"))
-            }
-            if let holder, holder != node, lastTick == record.tick - 1 {
-                return (index, .conflict("adventure \(adventure) is held by node \(holder); this node's lease on it ran out"))
-            }
-            return (index, .conflict("adventure \(adventure) is at tick \(lastTick); tick \(record.tick) cannot be stored after it"))
+            // Refused by the fence yet storable as read now: the row changed between the two.
+            return (index, TickRules.fenceRefusal(record, stored: stored)
+                ?? TickRules.notAfter(record, lastTick: stored?.lastTick ?? record.tick - 1))
         }
     }
 }

@@ -141,9 +141,7 @@ extension PostgresStore {
             SELECT adventure, id, language, storage_policy, ledger FROM follower_channel
             WHERE adventure = ANY(\(adventures)) AND state = 'open' ORDER BY adventure, language
             """, logger: logger).decodeAll((String, String, String, Int, String).self) {
-            guard let storagePolicy = MessageStoragePolicy(rawValue: policy) else {
-                throw StoreError.corrupt("storage policy \(policy) of followers' channel \(id)")
-            }
+            let storagePolicy = try StoredValues.storagePolicy(policy, ofFollowersChannel: id)
             channels[adventure, default: []].append(DueFollowerChannel(
                 recipient: FollowerChannelRecipient(channel: FollowerChannelID(id), language: language, storagePolicy: storagePolicy),
                 ledger: try Self.ledger(ledger)))

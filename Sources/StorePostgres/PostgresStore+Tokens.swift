@@ -10,24 +10,19 @@ extension PostgresStore {
                                      token: PushToken, frequentUpdates: Bool, locale: String,
                                      at now: Date) async throws -> LiveActivity {
         let locale = try StoredValueLimits.checkedLocale(locale)
-        try StoredValueLimits.checkClientID(activityID.rawValue, kind: "an activity id")
+        try StoredValueLimits.checkActivityID(activityID)
+        let registration = ActivityRules.Registration(activity: activityID, player: player, adventure: adventure, hero: hero)
         return try await transaction { connection in
             // FOR SHARE: the adventure cannot end (a tick takes its row FOR UPDATE)
             // between the check that it runs and the new activity's commit.
             let stored = try await requireAdventure(adventure, lock: "FOR SHARE", connection)
-            if let hero {
-                guard stored.setup.party.contains(PartyMember(player: player, hero: hero)) else {
-                    throw StoreError.forbidden("hero '\(hero)' is not yours in adventure \(adventure)")
-                }
-            } else {
-                // FOR SHARE: the follower cannot leave between this check and the commit.
-                let delivery = try await connection.query("""
-                    SELECT delivery FROM follower WHERE adventure = \(adventure.rawValue) AND player = \(player.rawValue)
-                    AND status = 'following' FOR SHARE
-                    """, logger: logger).decodeFirst(String.self)
-                try StoredValueLimits.checkFollowerActivity(delivery: delivery.flatMap(FollowerDelivery.init(rawValue:)),
-                                                            adventure: adventure)
-            }
+            // FOR SHARE: the follower cannot leave between this check and the commit.
+            let delivery: String? = try await hero != nil ? nil : connection.query("""
+                SELECT delivery FROM follower WHERE adventure = \(adventure.rawValue) AND player = \(player.rawValue)
+                AND status = 'following' FOR SHARE
+                """, logger: logger).decodeFirst(String.self)
+            try ActivityRules.checkRegistrant(registration, roster: stored.setup.party,
+                                              followerDelivery: delivery.flatMap(FollowerDelivery.init(rawValue:)))
             // Two registrations of one new activity at once: the primary key lets one
             // insert; the other finds it below, as a repeat or a rotation.
             let inserted = stored.status == .running ? try await connection.query("""
@@ -36,19 +31,12 @@ extension PostgresStore {
                         \(locale), 'active', \(LedgerJSON.text(of: BudgetLedger())), \(now))
                 ON CONFLICT (id) DO NOTHING RETURNING id
                 """, logger: logger).decodeFirst(String.self) != nil : false
-            let existing = try await lockedActivity(activityID, connection)
-            guard let existing else {
-                throw StoreError.conflict("adventure \(adventure) has ended; no new activity can follow it")
+            guard let existing = try await lockedActivity(activityID, connection) else {
+                try ActivityRules.checkNew(in: adventure, isRunning: stored.status == .running)
+                throw StoreError.corrupt("activity \(activityID) was not stored")
             }
-            if !inserted {
-                guard existing.player == player.rawValue else {
-                    throw StoreError.forbidden("activity \(activityID) belongs to another player")
-                }
-                guard existing.adventure == adventure.rawValue, existing.hero == hero?.rawValue else {
-                    throw StoreError.conflict("activity \(activityID) is registered for another adventure or hero")
-                }
-            }
-            try await install(token, for: existing, at: now, connection)
+            if !inserted { try ActivityRules.checkRepeat(registration, of: existing) }
+            try await install(token, for: activityID, existing, at: now, connection)
             return try await liveActivity(activityID, connection)
         }
     }
@@ -57,19 +45,17 @@ extension PostgresStore {
                             at now: Date) async throws -> LiveActivity {
         try await transaction { connection in
             let activity = try await requireActivity(activityID, of: player, connection)
-            try await install(newToken, for: activity, at: now, connection)
+            try await install(newToken, for: activityID, activity, at: now, connection)
             return try await liveActivity(activityID, connection)
         }
     }
 
-    public func markActivity(_ activityID: ActivityID, _ status: LiveActivityStatus, by player: PlayerID) async throws -> LiveActivity {
-        guard status != .active else { throw StoreError.invalid("an activity can be marked ended or dismissed, not active") }
-        return try await transaction { connection in
+    public func markActivity(_ activityID: ActivityID, _ status: ReportedActivityStatus, by player: PlayerID) async throws -> LiveActivity {
+        try await transaction { connection in
             let activity = try await requireActivity(activityID, of: player, connection)
-            // Dismissed is final; an ended activity the user then dismisses becomes dismissed.
-            if activity.status != LiveActivityStatus.dismissed.rawValue {
+            if let newStatus = ActivityRules.statusAfter(report: status, stored: activity.status) {
                 try await connection.query("""
-                    UPDATE live_activity SET status = \(status.rawValue) WHERE id = \(activityID.rawValue)
+                    UPDATE live_activity SET status = \(newStatus.rawValue) WHERE id = \(activityID.rawValue)
                     """, logger: logger)
             }
             return try await liveActivity(activityID, connection)
@@ -83,7 +69,7 @@ extension PostgresStore {
     public func registerPushToStartToken(deviceID: DeviceID, player: PlayerID, token: PushToken, locale: String,
                                          at now: Date) async throws -> Device {
         let locale = try StoredValueLimits.checkedLocale(locale)
-        try StoredValueLimits.checkClientID(deviceID.rawValue, kind: "a device id")
+        try StoredValueLimits.checkDeviceID(deviceID)
         return try await transaction { connection in
             try await requirePlayer(player, lock: "FOR SHARE", connection)
             // One statement: the upsert updates only the owner's row, so of two players
@@ -98,7 +84,7 @@ extension PostgresStore {
                 WHERE device.player = excluded.player
                 RETURNING id
                 """, logger: logger).decodeFirst(String.self)
-            guard stored != nil else { throw StoreError.forbidden("device \(deviceID) belongs to another player") }
+            guard stored != nil else { throw StoreError.deviceOfAnotherPlayer(deviceID) }
             return Device(id: deviceID, player: player, pushToStartToken: token, locale: locale, updatedAt: now)
         }
     }
@@ -119,49 +105,41 @@ extension PostgresStore {
 
     // MARK: - Shared steps
 
-    struct ActivityColumns {
-        var id: String
-        var player: String
-        var adventure: String
-        var hero: String?
-        var status: String
-    }
-
     /// The activity's row FOR UPDATE: rotations of one activity take turns, so each
     /// sees the token the one before installed.
-    private func lockedActivity(_ id: ActivityID, _ connection: PostgresConnection) async throws -> ActivityColumns? {
-        try await connection.query("""
-            SELECT id, player, adventure, hero_id, status FROM live_activity WHERE id = \(id.rawValue) FOR UPDATE
-            """, logger: logger).decodeFirst((String, String, String, String?, String).self).map {
-            ActivityColumns(id: $0.0, player: $0.1, adventure: $0.2, hero: $0.3, status: $0.4)
-        }
+    private func lockedActivity(_ id: ActivityID, _ connection: PostgresConnection) async throws -> ActivityRules.Stored? {
+        guard let (player, adventure, hero, status) = try await connection.query("""
+            SELECT player, adventure, hero_id, status FROM live_activity WHERE id = \(id.rawValue) FOR UPDATE
+            """, logger: logger).decodeFirst((String, String, String?, String).self)
+        else { return nil }
+        guard let status = LiveActivityStatus(rawValue: status) else { throw StoreError.corrupt("status of activity \(id)") }
+        return ActivityRules.Stored(player: PlayerID(player), adventure: AdventureID(adventure), hero: hero.map { HeroID($0) },
+                                    status: status)
     }
 
     private func requireActivity(_ id: ActivityID, of player: PlayerID,
-                                 _ connection: PostgresConnection) async throws -> ActivityColumns {
-        guard let activity = try await lockedActivity(id, connection) else { throw StoreError.notFound("activity", id: id.rawValue) }
-        guard activity.player == player.rawValue else { throw StoreError.forbidden("activity \(id) belongs to another player") }
+                                 _ connection: PostgresConnection) async throws -> ActivityRules.Stored {
+        guard let activity = try await lockedActivity(id, connection) else { throw StoreError.unknownActivity(id) }
+        try ActivityRules.checkOwner(id, activity, player: player)
         return activity
     }
 
     /// Makes `token` the activity's one valid token; idempotent for the current
     /// one. The caller holds the activity's row lock, and the partial unique index
     /// `activity_token_one_valid` refuses a second valid token whatever happens.
-    private func install(_ token: PushToken, for activity: ActivityColumns, at now: Date,
+    private func install(_ token: PushToken, for id: ActivityID, _ activity: ActivityRules.Stored, at now: Date,
                          _ connection: PostgresConnection) async throws {
         let current = try await connection.query("""
-            SELECT token FROM activity_token WHERE activity = \(activity.id) AND invalidated_at IS NULL
+            SELECT token FROM activity_token WHERE activity = \(id.rawValue) AND invalidated_at IS NULL
             """, logger: logger).decodeFirst(String.self)
-        if current == token.hex { return }
-        guard activity.status == LiveActivityStatus.active.rawValue else {
-            throw StoreError.conflict("activity \(activity.id) is \(activity.status); it takes no new token")
-        }
+        guard try ActivityRules.installs(token, on: id, status: activity.status, current: current.map(PushToken.init(stored:)))
+        else { return }
         try await connection.query("""
             UPDATE activity_token SET invalidated_at = \(now), invalid_reason = 'rotated'
-            WHERE activity = \(activity.id) AND invalidated_at IS NULL
+            WHERE activity = \(id.rawValue) AND invalidated_at IS NULL
             """, logger: logger)
         try await connection.query("""
-            INSERT INTO activity_token (activity, token, registered_at) VALUES (\(activity.id), \(token.hex), \(now))
+            INSERT INTO activity_token (activity, token, registered_at) VALUES (\(id.rawValue), \(token.hex), \(now))
             """, logger: logger)
     }
 
@@ -171,7 +149,7 @@ extension PostgresStore {
             FROM live_activity a LEFT JOIN activity_token t ON t.activity = a.id AND t.invalidated_at IS NULL
             WHERE a.id = \(id.rawValue)
             """, logger: logger).decodeFirst((String, String, String?, Bool, String, String, String, Date, String?).self)
-        else { throw StoreError.notFound("activity", id: id.rawValue) }
+        else { throw StoreError.unknownActivity(id) }
         let (player, adventure, hero, frequentUpdates, locale, status, ledger, createdAt, token) = row
         guard let status = LiveActivityStatus(rawValue: status) else { throw StoreError.corrupt("status of activity \(id)") }
         return LiveActivity(id: id, player: PlayerID(player), adventure: AdventureID(adventure), hero: hero.map { HeroID($0) },

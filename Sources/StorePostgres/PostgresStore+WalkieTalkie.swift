@@ -29,7 +29,7 @@ extension PostgresStore {
             // join sees it closed; a member never joins a channel being closed.
             let row = try await requireChannel(channel, lock: "FOR SHARE", connection)
             try await requirePartyMember(player, of: row.party, connection)
-            guard row.closedAt == nil else { throw StoreError.conflict("channel \(channel) is closed") }
+            try WalkieTalkieRules.checkJoin(channel, closedAt: row.closedAt)
             let id = try await connection.query("""
                 INSERT INTO channel_member (id, channel, player, token, token_registered_at, status, joined_at)
                 VALUES (\(UUID().uuidString.lowercased()), \(channel.rawValue), \(player.rawValue), \(token.hex), \(now), 'joined', \(now))
@@ -49,7 +49,7 @@ extension PostgresStore {
                 UPDATE channel_member SET status = 'left', token = NULL, left_at = \(now)
                 WHERE channel = \(channel.rawValue) AND player = \(player.rawValue) RETURNING id
                 """, logger: logger).decodeFirst(String.self)
-            guard left != nil else { throw StoreError.notFound("member of channel \(channel)", id: player.rawValue) }
+            guard left != nil else { throw StoreError.notInChannel(channel, player: player) }
         }
     }
 
@@ -73,26 +73,20 @@ extension PostgresStore {
 
     public func recordTransmission(_ new: NewTransmission, at now: Date,
                                    push: @escaping @Sendable (ChannelMember, Transmission) -> OutboxMessage) async throws -> Transmission {
-        guard new.durationMilliseconds > 0, !new.audio.isEmpty else {
-            throw StoreError.invalid("a transmission has audio and a positive duration")
-        }
         return try await transaction { connection in
             // The channel's row FOR UPDATE: transmissions on one channel take turns,
             // so each sees who is speaking after the one before; two members sending
             // at once cannot both take the channel.
             let channel = try await requireChannel(new.channel, lock: "FOR UPDATE", connection)
             let hero = try await requirePartyMember(new.speaker, of: channel.party, connection)
-            let listeners = try await listeners(of: new.channel, connection)
             let speakingNow = try await connection.query("""
                 SELECT speaker FROM transmission WHERE channel = \(new.channel.rawValue) AND speaking_until > \(now)
                 ORDER BY speaking_until
                 """, logger: logger).decodeAll(String.self).map(PlayerID.init)
-            if let refusal = WalkieTalkiePolicy.refusal(
-                speaker: new.speaker, channelClosed: channel.closedAt != nil,
-                speakerIsListening: listeners.contains { $0.player == new.speaker }, speakingNow: speakingNow) {
-                throw refusal
-            }
-            let speakingUntil = WalkieTalkiePolicy.speakingUntil(recordedAt: now, durationMilliseconds: new.durationMilliseconds)
+            let transmitting = try WalkieTalkieRules.transmit(
+                new, at: now, channelClosed: channel.closedAt != nil,
+                listeners: try await listeners(of: new.channel, connection), speakingNow: speakingNow)
+            let speakingUntil = transmitting.speakingUntil
             try await connection.query("""
                 INSERT INTO transmission (id, channel, speaker, hero_id, content_type, duration_milliseconds, byte_count, audio,
                                           created_at, speaking_until)
@@ -100,9 +94,7 @@ extension PostgresStore {
                         \(new.durationMilliseconds), \(new.audio.count), \(new.audio), \(now), \(speakingUntil))
                 """, logger: logger)
             let transmission = try await transmission(new.id, connection)
-            try await enqueue(listeners.filter { WalkieTalkiePolicy.hears($0.player, messageOf: new.speaker) }.map {
-                QueuedMessage(message: push($0, transmission))
-            }, at: now, connection)
+            try await enqueue(transmitting.recipients.map { QueuedMessage(message: push($0, transmission)) }, at: now, connection)
             return transmission
         }
     }
@@ -125,12 +117,44 @@ extension PostgresStore {
 
     // MARK: - Shared steps
 
+    /// Tells the given players (nil: everyone) listening on the party's channel to
+    /// leave: those the push can reach get it; the others are marked as gone.
+    func sendOffChannel(party: PartyID, players: [PlayerID]?, at now: Date,
+                        _ leaveChannelPush: (ChannelMember) -> OutboxMessage?, _ connection: PostgresConnection) async throws {
+        guard let channel = try await connection.query("SELECT id FROM channel WHERE party = \(party.rawValue)", logger: logger)
+            .decodeFirst(String.self) else { return }
+        var pushes: [QueuedMessage] = []
+        for member in try await listeners(of: ChannelID(channel), connection) where players?.contains(member.player) ?? true {
+            if let message = leaveChannelPush(member) {
+                pushes.append(QueuedMessage(message: message))
+            } else {
+                try await connection.query("""
+                    UPDATE channel_member SET status = 'left', token = NULL, left_at = \(now) WHERE id = \(member.id.rawValue)
+                    """, logger: logger)
+            }
+        }
+        try await enqueue(pushes, at: now, connection)
+    }
+
+    /// Members listening (joined, with a valid token), in the order they joined.
+    func listeners(of channel: ChannelID, _ connection: PostgresConnection) async throws -> [ChannelMember] {
+        try await connection.query("""
+            SELECT id, player, status, token, joined_at FROM channel_member
+            WHERE channel = \(channel.rawValue) AND status = 'joined' AND token IS NOT NULL AND token_invalid_at IS NULL
+            ORDER BY joined_at, id
+            """, logger: logger).decodeAll((String, String, String, String?, Date).self).map { id, player, status, token, joinedAt in
+            ChannelMember(id: ChannelMemberID(id), channel: channel, player: PlayerID(player),
+                          status: ChannelMemberStatus(rawValue: status) ?? .left, token: token.map(PushToken.init(stored:)),
+                          joinedAt: joinedAt)
+        }
+    }
+
     private func transmission(_ id: TransmissionID, _ connection: PostgresConnection) async throws -> Transmission {
         guard let row = try await connection.query("""
             SELECT channel, speaker, hero_id, content_type, duration_milliseconds, byte_count, created_at, speaking_until, audio
             FROM transmission WHERE id = \(id.rawValue)
             """, logger: logger).decodeFirst((String, String, String, String, Int, Int, Date, Date, Data?).self)
-        else { throw StoreError.notFound("transmission", id: id.rawValue) }
+        else { throw StoreError.unknownTransmission(id) }
         let (channel, speaker, hero, contentType, duration, byteCount, createdAt, speakingUntil, audio) = row
         return Transmission(id: id, channel: ChannelID(channel), speaker: PlayerID(speaker), hero: HeroID(hero),
                             contentType: contentType, durationMilliseconds: duration, byteCount: byteCount,
@@ -138,13 +162,13 @@ extension PostgresStore {
     }
 
     private func channelMember(_ id: ChannelMemberID, _ connection: PostgresConnection) async throws -> ChannelMember {
-        guard let (channel, player, status, token, joinedAt) = try await connection.query("""
+        guard let (channel, player, storedStatus, token, joinedAt) = try await connection.query("""
             SELECT channel, player, status, CASE WHEN token_invalid_at IS NULL THEN token END, joined_at
             FROM channel_member WHERE id = \(id.rawValue)
             """, logger: logger).decodeFirst((String, String, String, String?, Date).self)
-        else { throw StoreError.notFound("channel member", id: id.rawValue) }
-        guard let status = ChannelMemberStatus(rawValue: status) else { throw StoreError.corrupt("channel member \(id)") }
-        return ChannelMember(id: id, channel: ChannelID(channel), player: PlayerID(player), status: status,
+        else { throw StoreError.unknownChannelMember(id) }
+        return ChannelMember(id: id, channel: ChannelID(channel), player: PlayerID(player),
+                             status: try StoredValues.channelMemberStatus(storedStatus, of: id),
                              token: token.map(PushToken.init(stored:)), joinedAt: joinedAt)
     }
 
@@ -162,17 +186,15 @@ extension PostgresStore {
         query.binds.append(id.rawValue, context: .default)
         guard let (party, createdAt, closedAt) = try await connection.query(query, logger: logger)
             .decodeFirst((String, Date, Date?).self)
-        else { throw StoreError.notFound("channel", id: id.rawValue) }
+        else { throw StoreError.unknownChannel(id) }
         return Store.Channel(id: id, party: PartyID(party), createdAt: createdAt, closedAt: closedAt)
     }
 
     /// The player's hero in the party; forbidden for anyone not in it.
     @discardableResult
     private func requirePartyMember(_ player: PlayerID, of party: PartyID, _ connection: PostgresConnection) async throws -> HeroID {
-        guard let hero = try await connection.query("""
+        try WalkieTalkieRules.member(hero: try await connection.query("""
             SELECT hero_id FROM membership WHERE party = \(party.rawValue) AND player = \(player.rawValue)
-            """, logger: logger).decodeFirst(String.self)
-        else { throw StoreError.forbidden("only members of the party can use its channel") }
-        return HeroID(hero)
+            """, logger: logger).decodeFirst(String.self).map(HeroID.init))
     }
 }

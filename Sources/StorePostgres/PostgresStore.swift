@@ -265,10 +265,10 @@ public final class PostgresStore: RangersStore {
 
     static func translated(_ error: any Error) -> any Error {
         guard let error = error as? PSQLError, let state = error.serverInfo?[.sqlState] else { return error }
-        let message = error.serverInfo?[.message] ?? "a constraint failed"
+        let message = error.serverInfo?[.message]
         switch state {
-        case "23505", "23503": return StoreError.conflict("refused by the schema: \(message)")
-        case "23514", "23502": return StoreError.invalid("refused by the schema: \(message)")
+        case "23505", "23503": return StoreError.refusedBySchema(message, malformed: false)
+        case "23514", "23502": return StoreError.refusedBySchema(message, malformed: true)
         default: return error
         }
     }

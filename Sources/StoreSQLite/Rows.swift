@@ -75,6 +75,11 @@ struct LiveActivityRow: Codable, FetchableRecord, PersistableRecord {
     var ledger: BudgetLedger
     var createdAt: Date
 
+    var stored: ActivityRules.Stored {
+        ActivityRules.Stored(player: PlayerID(player), adventure: AdventureID(adventure), hero: heroID.map(HeroID.init),
+                             status: status)
+    }
+
     func value(token: String?) -> LiveActivity {
         LiveActivity(id: ActivityID(id), player: PlayerID(player), adventure: AdventureID(adventure), hero: heroID.map(HeroID.init),
                      frequentUpdates: frequentUpdates, locale: locale, status: status,
@@ -121,13 +126,10 @@ struct AdventureRow: Codable, FetchableRecord, TableRecord {
     var hasFollowerChannels: Bool?
 
     func value() throws -> StoredAdventure {
-        guard let seed = UInt64(seed) else { throw StoreError.corrupt("seed '\(seed)' of adventure \(id)") }
+        let seed = try StoredValues.seed(self.seed, ofAdventure: id)
         let setup = AdventureSetup(route: RouteID(routeID), party: roster, tickInterval: tickInterval,
                                    timeLimit: timeLimit, seed: seed)
-        let code = try followCode.map { text in
-            guard let code = FollowCode(typed: text) else { throw StoreError.corrupt("follow code of adventure \(id)") }
-            return code
-        }
+        let code = try followCode.map { text throws(StoreError) in try StoredValues.followCode(text, ofAdventure: id) }
         return StoredAdventure(id: AdventureID(id), party: PartyID(party), setup: setup, contentVersion: contentVersion,
                                startedAt: startedAt, tickPhase: tickPhase, state: state, lastTick: lastTick, nextTickAt: nextTickAt,
                                endedAt: endedAt, followCode: code)
@@ -177,16 +179,13 @@ struct OutboxRow: Codable, FetchableRecord {
     var createdAt: Date
 
     func message() throws -> OutboxMessage {
-        guard let priority = Priority(rawValue: priority) else { throw StoreError.corrupt("priority \(priority) of outbox row") }
+        let priority = try StoredValues.priority(self.priority, ofOutboxRow: nil)
         return OutboxMessage(target: try PushTarget(kind: targetKind, id: targetID), pushType: try Self.pushType(pushType), topic: Topic(rawValue: topic),
                              priority: priority, expiration: expiration, payload: payload, reason: reason,
                              hasAlert: hasAlert, isEnd: isEnd, supersedable: supersedable)
     }
 
-    static func pushType(_ stored: String) throws -> PushType {
-        guard let type = PushType(rawValue: stored) else { throw StoreError.corrupt("push type '\(stored)' of outbox row") }
-        return type
-    }
+    static func pushType(_ stored: String) throws -> PushType { try StoredValues.pushType(stored) }
 
     func entry() throws -> OutboxEntry {
         OutboxEntry(id: OutboxID(id!), adventure: adventure.map(AdventureID.init), tick: tick, message: try message(),
@@ -212,7 +211,7 @@ struct PushLogRow: Codable, FetchableRecord {
 
     /// With the decision of the outbox row it sent.
     func entry(tick: Int?, decision: String, payload: Data) throws -> PushLogEntry {
-        guard let priority = Priority(rawValue: priority) else { throw StoreError.corrupt("priority \(priority) in push log") }
+        let priority = try StoredValues.priorityInPushLog(self.priority)
         return PushLogEntry(outbox: OutboxID(outbox), adventure: adventure.map(AdventureID.init),
                             target: try PushTarget(kind: targetKind, id: targetID),
                             destination: PushDestination(stored: token, for: try PushTarget(kind: targetKind, id: targetID).kind),

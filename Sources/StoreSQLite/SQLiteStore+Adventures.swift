@@ -10,8 +10,7 @@ extension SQLiteStore {
     /// transaction: either the adventure exists with its starts queued, or neither.
     ///
     /// `id` is made by the caller because the start pushes already carry it.
-    /// Every roster member must still be in the party with that hero, and the party
-    /// must have no other adventure running.
+    /// `AdventureRules.checkStart` decides whether the party may start it.
     @discardableResult
     public func startAdventure(
         id: AdventureID = .random(), party: PartyID, setup: AdventureSetup, state: AdventureState, startedAt: Int,
@@ -20,13 +19,9 @@ extension SQLiteStore {
         try StoredValueLimits.checkNewAdventure(setup: setup, state: state, startedAt: startedAt, contentVersion: contentVersion)
         return try await write { db in
             let partyRow = try Self.requireParty(party, db)
-            let members = Set(try Self.members(of: party, db).map(\.member))
-            if let stranger = setup.party.first(where: { !members.contains($0) }) {
-                throw StoreError.conflict("player \(stranger.player) with hero '\(stranger.hero)' is not in party '\(partyRow.name)'")
-            }
-            if let running = try Self.runningAdventureID(of: party, db) {
-                throw StoreError.conflict("party '\(partyRow.name)' already has adventure \(running) running")
-            }
+            try AdventureRules.checkStart(roster: setup.party, partyName: partyRow.name,
+                                          members: Set(try Self.members(of: party, db).map(\.member)),
+                                          running: try Self.runningAdventureID(of: party, db))
             let roster = try RosterJSON.text(of: setup.party)
             try db.execute(sql: """
                 INSERT INTO adventure (id, party, routeID, contentVersion, seed, roster, tickInterval, timeLimit, startedAt,
@@ -83,10 +78,7 @@ extension SQLiteStore {
                                receivedAt now: Date) async throws -> QueuedCommand {
         let json = try CommandJSON.encode(command)
         return try await write { db in
-            let stored = try Self.requireAdventure(adventure, db)
-            guard stored.status == .running else {
-                throw StoreError.conflict("adventure \(adventure) has ended (\(stored.status.rawValue)); it takes no commands")
-            }
+            try AdventureRules.checkTakesCommands(adventure, status: try Self.requireAdventure(adventure, db).status)
             let row = try CommandRow(adventure: adventure.rawValue, command: json, receivedAt: now).insertAndFetch(db)
             return QueuedCommand(id: CommandID(row.id!), command: command, receivedAt: row.receivedAt)
         }
@@ -99,14 +91,14 @@ extension SQLiteStore {
     public func endAdventureRequested(_ adventure: AdventureID, at now: Date) async throws -> QueuedCommand {
         let json = try CommandJSON.encode(.endAdventure)
         return try await write { db in
-            let stored = try Self.requireAdventure(adventure, db)
-            guard stored.status == .running else {
-                throw StoreError.conflict("adventure \(adventure) has already ended (\(stored.status.rawValue))")
-            }
-            if let queued = try CommandRow.fetchOne(db, sql: """
+            let status = try Self.requireAdventure(adventure, db).status
+            let queued = try CommandRow.fetchOne(db, sql: """
                 SELECT * FROM command WHERE adventure = ? AND tick IS NULL AND command = ? ORDER BY id LIMIT 1
-                """, arguments: [adventure.rawValue, json]) {
-                return QueuedCommand(id: CommandID(queued.id!), command: .endAdventure, receivedAt: queued.receivedAt)
+                """, arguments: [adventure.rawValue, json]).map {
+                QueuedCommand(id: CommandID($0.id!), command: .endAdventure, receivedAt: $0.receivedAt)
+            }
+            if case .queuedAlready(let queued) = try AdventureRules.endRequest(adventure, status: status, queued: queued) {
+                return queued
             }
             let row = try CommandRow(adventure: adventure.rawValue, command: json, receivedAt: now).insertAndFetch(db)
             return QueuedCommand(id: CommandID(row.id!), command: .endAdventure, receivedAt: row.receivedAt)
@@ -154,9 +146,7 @@ extension SQLiteStore {
     // MARK: - Shared checks
 
     static func requireAdventure(_ id: AdventureID, _ db: Database) throws -> AdventureRow {
-        guard let row = try AdventureRow.fetchOne(db, key: id.rawValue) else {
-            throw StoreError.notFound("adventure", id: id.rawValue)
-        }
+        guard let row = try AdventureRow.fetchOne(db, key: id.rawValue) else { throw StoreError.unknownAdventure(id) }
         return row
     }
 

@@ -35,23 +35,8 @@ extension SQLiteStore {
 
     static func record(_ outcome: PushOutcome, for push: ClaimedPush, by claimant: String, at now: Date,
                        loggedAt: DatabaseValue, _ db: Database) throws {
-        switch outcome {
-        case .delivered(let apnsID, let status, let attempts):
-            try settle(push, by: claimant, as: .sent, outcome: nil, db)
-            try log(push, status: status, reason: nil, apnsID: apnsID, attempts: attempts, at: loggedAt, db)
-            try finishLeaving(push.message, db)
-        case .tokenInvalid(let status, let reason, let since, let apnsID, let attempts):
-            try settle(push, by: claimant, as: .failed, outcome: "token no longer valid: \(reason)", db)
-            try log(push, status: status, reason: reason, apnsID: apnsID, attempts: attempts, at: loggedAt, db)
-            if let token = push.token { try invalidate(token, reason: reason, since: since, at: now, db) }
-            try finishLeaving(push.message, db)
-        case .channelGone(let status, let reason, let apnsID, let attempts):
-            try settle(push, by: claimant, as: .failed, outcome: "channel gone: \(reason)", db)
-            try log(push, status: status, reason: reason, apnsID: apnsID, attempts: attempts, at: loggedAt, db)
-            if case .followerChannel(let channel) = push.message.target, case .channel(let apnsID) = push.destination {
-                try channelGone(channel, apnsID: apnsID, reason: reason, at: now, db)
-            }
-        case .retryLater(let nextAttempt, let reason):
+        let settlement = OutboxRules.settlement(of: outcome)
+        guard settlement.state != .pending else {
             try requireSending(push, by: claimant, db)
             // A newer push to its target was queued while this one was out: it
             // carries a newer state, so this one is not sent again (nor shown waiting).
@@ -59,13 +44,24 @@ extension SQLiteStore {
                 try supersede(push.id.rawValue, db)
             } else {
                 try db.execute(sql: "UPDATE outbox SET state = 'pending', nextAttemptAt = ?, outcome = ? WHERE id = ?",
-                               arguments: [nextAttempt, "retrying: \(reason)", push.id.rawValue])
+                               arguments: [settlement.nextAttempt, settlement.outcome, push.id.rawValue])
             }
-        case .rejected(let status, let reason, let apnsID, let attempts):
-            try settle(push, by: claimant, as: .failed, outcome: reason, db)
-            try log(push, status: status, reason: reason, apnsID: apnsID, attempts: attempts, at: loggedAt, db)
-            try finishLeaving(push.message, db)
+            return
         }
+        try settle(push, by: claimant, as: settlement.state, outcome: settlement.outcome, db)
+        if let line = settlement.log {
+            try log(push, status: line.status, reason: line.reason, apnsID: line.apnsID, attempts: line.attempts, at: loggedAt, db)
+        }
+        switch (outcome, push.destination, push.message.target) {
+        case (.tokenInvalid(_, let reason, let since, _, _), .device(let token), _):
+            try invalidate(token, reason: reason, since: since, at: now, db)
+        case (.channelGone(_, let reason, _, _), .channel(let apnsID), .followerChannel(let channel)):
+            try channelGone(channel, apnsID: apnsID, reason: reason, at: now, db)
+        default:
+            break
+        }
+        // The member told to leave has left once that push is done with, whatever APNs said.
+        try finishLeaving(push.message, db)
     }
 
     private static func invalidate(_ token: PushToken, reason: String, since: Date?, at now: Date, _ db: Database) throws {

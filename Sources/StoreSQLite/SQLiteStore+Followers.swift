@@ -12,15 +12,14 @@ extension SQLiteStore {
     public func follow(_ request: FollowRequest, at now: Date) async throws -> Following {
         let language = try StoredValueLimits.checkedLocale(request.language)
         if case .pushToStart(let device, _) = request.how {
-            try StoredValueLimits.checkClientID(device.rawValue, kind: "a device id")
+            try StoredValueLimits.checkDeviceID(device)
         }
         return try await write { [claimant] db in
             let adventure = try Self.requireAdventure(request.adventure, db).value()
             _ = try Self.requirePlayer(request.player, db)
             let isMember = try Bool.fetchOne(db, sql: "SELECT 1 FROM membership WHERE party = ? AND player = ?",
                                              arguments: [adventure.party.rawValue, request.player.rawValue]) ?? false
-            let inParty = isMember || adventure.setup.party.contains { $0.player == request.player }
-            try FollowerRules.checkFollow(code: request.code, of: adventure, playerIsInParty: inParty)
+            try FollowerRules.checkFollow(code: request.code, of: adventure, by: request.player, isMember: isMember)
 
             let delivery: FollowerDelivery
             var device: DeviceID?
@@ -56,17 +55,14 @@ extension SQLiteStore {
                                                     claimant: claimant, at: now, db)
                 return Following(follower: follower, adventure: adventure, channel: availability, wasFollowing: wasFollowing)
             case .pushToStart(let device, let push):
-                // Until the follower's activity has registered its token, each follow
-                // wakes the device again: the last push-to-start may not have arrived.
-                let registered = try Bool.fetchOne(db, sql: """
+                let wakes = FollowerRules.wakesDevice(activityRegistered: try Bool.fetchOne(db, sql: """
                     SELECT 1 FROM liveActivity WHERE adventure = ? AND player = ? AND heroID IS NULL AND status = 'active'
-                    """, arguments: [adventure.id.rawValue, request.player.rawValue]) ?? false
-                if !registered {
+                    """, arguments: [adventure.id.rawValue, request.player.rawValue]) ?? false)
+                if wakes {
                     try Self.enqueue(try push(adventure, device), adventure: adventure.id, tick: adventure.lastTick,
                                      at: now.databaseValue, db)
                 }
-                return Following(follower: follower, adventure: adventure, queuedPushToStart: !registered,
-                                 wasFollowing: wasFollowing)
+                return Following(follower: follower, adventure: adventure, queuedPushToStart: wakes, wasFollowing: wasFollowing)
             }
         }
     }
@@ -79,7 +75,7 @@ extension SQLiteStore {
             SELECT id, state, apnsChannelID, claimedBy, nextAttemptAt, storagePolicy, attempt FROM followerChannel
             WHERE adventure = ? AND language = ?
             """, arguments: [adventure.rawValue, language])
-        let state = try row.map { try channelState($0[1]) }
+        let state = try row.map { try StoredValues.channelState($0[1]) }
         let step = FollowerRules.channelStep(
             state: state, apnsID: (row?[2] as String?).map { BroadcastChannelID($0) }, claimantIsAlive: (row?[3] as String?) == claimant,
             nextAttemptAt: row?[4], inUse: try channelsInUse(db), limit: request.channelLimit, now: now)
@@ -91,7 +87,7 @@ extension SQLiteStore {
         case .wait(let retryAt, let limitReached):
             if row == nil {
                 try insertChannel(adventure: adventure, language: language, policy: request.storagePolicy, state: .wanted,
-                                  claimant: nil, nextAttemptAt: retryAt, note: "the app's channel limit is reached", at: now, db)
+                                  claimant: nil, nextAttemptAt: retryAt, note: FollowerRules.channelLimitNote, at: now, db)
             }
             return .unavailable(retryAt: retryAt, limitReached: limitReached)
         case .claim:
@@ -126,10 +122,7 @@ extension SQLiteStore {
                               at now: Date, _ db: Database) throws -> ChannelCreation {
         let id = FollowerChannelID(row[0] as String)
         let attempt = (row[6] as Int) + 1
-        let policy: Int = row[5]
-        guard let storagePolicy = MessageStoragePolicy(rawValue: policy) else {
-            throw StoreError.corrupt("storage policy \(policy) of followers' channel \(id)")
-        }
+        let storagePolicy = try StoredValues.storagePolicy(row[5], ofFollowersChannel: id.rawValue)
         try db.execute(sql: """
             UPDATE followerChannel SET state = 'creating', claimedBy = ?, attempt = ?, apnsChannelID = NULL, deletedAt = NULL,
                 nextAttemptAt = ?
@@ -142,18 +135,13 @@ extension SQLiteStore {
         try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM followerChannel WHERE state = 'creating' OR state = 'open'") ?? 0
     }
 
-    private static func channelState(_ stored: String) throws -> FollowerChannelState {
-        guard let state = FollowerChannelState(rawValue: stored) else { throw StoreError.corrupt("followers' channel state '\(stored)'") }
-        return state
-    }
-
     public func unfollow(_ adventure: AdventureID, player: PlayerID, at now: Date) async throws {
         try await write { db in
             _ = try Self.requireAdventure(adventure, db)
             try db.execute(sql: """
                 UPDATE follower SET status = 'left', leftAt = ? WHERE adventure = ? AND player = ? AND status = 'following'
                 """, arguments: [now, adventure.rawValue, player.rawValue])
-            guard db.changedRows else { throw StoreError.notFound("follower of adventure \(adventure)", id: player.rawValue) }
+            guard db.changedRows else { throw StoreError.notFollowing(adventure, player: player) }
             try db.execute(sql: """
                 UPDATE liveActivity SET status = 'ended' WHERE adventure = ? AND player = ? AND heroID IS NULL AND status = 'active'
                 """, arguments: [adventure.rawValue, player.rawValue])
@@ -177,9 +165,7 @@ extension SQLiteStore {
     }
 
     private static func follower(_ row: Row) throws -> Follower {
-        guard let delivery = FollowerDelivery(rawValue: row[2]), let status = FollowerStatus(rawValue: row[5]) else {
-            throw StoreError.corrupt("follower \(row[1] as String) of adventure \(row[0] as String)")
-        }
+        let (delivery, status) = try StoredValues.follower(delivery: row[2], status: row[5], player: row[1], adventure: row[0])
         return Follower(adventure: AdventureID(row[0] as String), player: PlayerID(row[1] as String), delivery: delivery,
                         language: row[3], device: (row[4] as String?).map(DeviceID.init), status: status, followedAt: row[6])
     }
@@ -195,12 +181,9 @@ extension SQLiteStore {
     }
 
     private static func followerChannel(_ row: Row) throws -> FollowerChannel {
-        let policy: Int = row[5]
-        guard let storagePolicy = MessageStoragePolicy(rawValue: policy) else {
-            throw StoreError.corrupt("storage policy \(policy) of followers' channel \(row[0] as String)")
-        }
+        let storagePolicy = try StoredValues.storagePolicy(row[5], ofFollowersChannel: row[0])
         return FollowerChannel(id: FollowerChannelID(row[0] as String), adventure: AdventureID(row[1] as String),
-                               language: row[2], state: try channelState(row[3]),
+                               language: row[2], state: try StoredValues.channelState(row[3]),
                                apnsID: (row[4] as String?).map { BroadcastChannelID($0) }, storagePolicy: storagePolicy,
                                ledger: try ledger(row[6]), note: row[7])
     }
@@ -222,36 +205,36 @@ extension SQLiteStore {
             var inUse = try Self.channelsInUse(db)
             var taken: [ChannelCreation] = []
             for row in candidates where taken.count < limit {
-                let state = try Self.channelState(row[1])
-                // A claim of this store's that has not run out is being made here now.
-                // (The query only returns creating rows whose claim ran out or whose maker stopped.)
-                if state == .creating, (row[3] as String?) == claimant, (row[4] as Date) > now { continue }
-                guard row[9] as Bool else {
-                    try db.execute(sql: """
-                        UPDATE followerChannel SET state = 'deleted', claimedBy = NULL, deletedAt = ?,
-                            note = 'never made: no follower wants it any more' WHERE id = ?
-                        """, arguments: [now, row[0] as String])
-                    if state == .creating { inUse -= 1 }
+                // The store that holds a claim on this file is this one: any other stopped.
+                let creation = FollowerRules.creation(
+                    state: try StoredValues.channelState(row[1]), claimantIsAlive: (row[3] as String?) == claimant,
+                    nextAttemptAt: row[4], isWanted: row[9], inUse: inUse, limit: channelLimit, now: now)
+                inUse = creation.inUse
+                switch creation.step {
+                case .leave:
                     continue
+                case .drop:
+                    try db.execute(sql: """
+                        UPDATE followerChannel SET state = 'deleted', claimedBy = NULL, deletedAt = ?, note = ? WHERE id = ?
+                        """, arguments: [now, FollowerRules.unwantedNote, row[0] as String])
+                case .claim:
+                    taken.append(try Self.claim(row, by: claimant, adventure: AdventureID(row[7] as String), language: row[8],
+                                                at: now, db))
                 }
-                guard state == .creating || inUse < channelLimit else { continue }
-                if state != .creating { inUse += 1 }
-                taken.append(try Self.claim(row, by: claimant, adventure: AdventureID(row[7] as String), language: row[8],
-                                            at: now, db))
             }
             return taken
         }
     }
 
     public func channelCreated(_ creation: ChannelCreation, as apnsID: BroadcastChannelID, at now: Date) async throws -> FollowerChannel {
-        guard apnsID.isWellFormed else { throw StoreError.invalid(InvalidBroadcastChannelID(text: apnsID.rawValue).description) }
+        try FollowerRules.checkMadeChannel(apnsID)
         return try await write { [claimant] db in
             try db.execute(sql: """
                 UPDATE followerChannel SET state = 'open', apnsChannelID = ?, claimedBy = NULL, openedAt = ?, note = NULL
                 WHERE id = ? AND state = 'creating' AND claimedBy = ? AND attempt = ?
                 """, arguments: [apnsID.rawValue, now, creation.channel.rawValue, claimant, creation.attempt])
             guard db.changedRows else {
-                throw StoreError.conflict("followers' channel \(creation.channel) is no longer being made by this claim")
+                throw FollowerRules.claimLost(creation)
             }
             try db.execute(sql: "UPDATE adventure SET hasFollowerChannels = 1 WHERE id = ?", arguments: [creation.adventure.rawValue])
             return try Self.followerChannel(Row.fetchOne(db, sql: """
@@ -267,7 +250,7 @@ extension SQLiteStore {
                 WHERE id = ? AND state = 'creating' AND claimedBy = ? AND attempt = ?
                 """, arguments: [retryAt, reason, creation.channel.rawValue, claimant, creation.attempt])
             guard db.changedRows else {
-                throw StoreError.conflict("followers' channel \(creation.channel) is no longer being made by this claim")
+                throw FollowerRules.claimLost(creation)
             }
         }
     }

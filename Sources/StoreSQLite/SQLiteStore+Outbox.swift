@@ -34,22 +34,17 @@ extension SQLiteStore {
                     try Self.supersede(row.id, db)
                     continue
                 }
-                if QueuedPushRules.hasExpired(expiration: row.message.expiration, at: nowSeconds) {
-                    try Self.drop(row.id, because: QueuedPushRules.expiredReason, db)
-                    continue
+                let step = try OutboxRules.claimStep(expiration: row.message.expiration, at: nowSeconds) {
+                    try Self.currentToken(of: row.message.target, isEnd: row.message.isEnd, db)
                 }
-                switch try Self.currentToken(of: row.message.target, isEnd: row.message.isEnd, db) {
-                case .unreachable(let reason):
+                switch step {
+                case .drop(let reason, let finishesLeaving):
                     try Self.drop(row.id, because: reason, db)
-                    try Self.finishLeaving(row.message, db)
-                case .token(let token):
+                    if finishesLeaving { try Self.finishLeaving(row.message, db) }
+                case .send(let destination):
                     try claim.execute(arguments: [nowValue, claimant, row.id])
                     claimed.append(ClaimedPush(id: OutboxID(row.id), adventure: row.adventure, tick: row.tick,
-                                               message: row.message, token: token, attempts: row.attempts + 1))
-                case .channel(let channel):
-                    try claim.execute(arguments: [nowValue, claimant, row.id])
-                    claimed.append(ClaimedPush(id: OutboxID(row.id), adventure: row.adventure, tick: row.tick,
-                                               message: row.message, destination: .channel(channel), attempts: row.attempts + 1))
+                                               message: row.message, destination: destination, attempts: row.attempts + 1))
                 }
             }
         }
@@ -79,8 +74,7 @@ extension SQLiteStore {
             adventure = (row[1] as String?).map(AdventureID.init)
             tick = row[2]
             attempts = row[3]
-            let priority: Int = row[8]
-            guard let known = Priority(rawValue: priority) else { throw StoreError.corrupt("priority \(priority) of outbox row \(id)") }
+            let known = try StoredValues.priority(row[8], ofOutboxRow: id)
             message = OutboxMessage(target: try PushTarget(kind: row[4], id: row[5]), pushType: try OutboxRow.pushType(row[6]),
                                     topic: Topic(rawValue: row[7]), priority: known, expiration: row[9], payload: row[10],
                                     reason: row[11], hasAlert: row[12], isEnd: row[13], supersedable: row[14])

@@ -14,7 +14,7 @@ extension SQLiteStore {
         let name = try StoredValueLimits.checkedName(name)
         return try await write { db in
             _ = try Self.requirePlayer(player, db)
-            try Self.requirePicked(hero, by: player, db)
+            try PlayerRules.checkPicked(hero, isPicked: try Self.hasPicked(hero, by: player, db))
             var code = InviteCode.random()
             // 32^8 codes: a collision is rare, but a unique column turns one into a
             // failed request, so draw again instead.
@@ -30,40 +30,29 @@ extension SQLiteStore {
         }
     }
 
-    /// Joins the party the code names, with one of the player's heroes.
-    /// Joining again with the same hero changes nothing.
-    ///
-    /// Refused while the party's adventure is running: its roster was fixed at the
-    /// start (a replay depends on it), so a newcomer would have no hero in the
-    /// fight and would only receive pushes about others.
+    /// Joins the party the code names, with one of the player's heroes
+    /// (`PartyRules.join` decides).
     @discardableResult
     public func joinParty(inviteCode typed: String, player: PlayerID, hero: HeroID,
                           at now: Date) async throws -> PartyMembership {
-        guard let code = InviteCode(typed: typed) else { throw StoreError.notFound("invite code", id: typed) }
+        guard let code = InviteCode(typed: typed) else { throw StoreError.unknownInviteCode(typed) }
         return try await write { db in
             guard let party = try PartyRow.fetchOne(db, sql: "SELECT * FROM party WHERE inviteCode = ?",
                                                     arguments: [code.rawValue])
-            else { throw StoreError.notFound("invite code", id: code.rawValue) }
+            else { throw StoreError.unknownInviteCode(code.rawValue) }
             _ = try Self.requirePlayer(player, db)
             let members = try MembershipRow.fetchAll(db, sql: "SELECT * FROM membership WHERE party = ?", arguments: [party.id])
-            if let existing = members.first(where: { $0.player == player.rawValue }) {
-                guard existing.heroID == hero.rawValue else {
-                    throw StoreError.conflict("you are already in party '\(party.name)' with hero '\(existing.heroID)'")
-                }
-                return existing.value
+            let reading = PartyRules.JoinReading(
+                partyName: party.name, members: members.map(\.value.member),
+                heroIsPicked: try Self.hasPicked(hero, by: player, db),
+                adventureIsRunning: try Self.runningAdventureID(of: PartyID(party.id), db) != nil)
+            switch try PartyRules.join(PartyMember(player: player, hero: hero), reading) {
+            case .alreadyMember:
+                return members.first { $0.player == player.rawValue }!.value
+            case .addMember:
+                let row = MembershipRow(party: party.id, player: player.rawValue, heroID: hero.rawValue, joinedAt: now)
+                return try row.insertAndFetch(db).value
             }
-            try Self.requirePicked(hero, by: player, db)
-            if members.contains(where: { $0.heroID == hero.rawValue }) {
-                throw StoreError.conflict("hero '\(hero)' is already in party '\(party.name)'")
-            }
-            guard members.count < StoredValueLimits.largestParty else {
-                throw StoreError.conflict("party '\(party.name)' is full (\(StoredValueLimits.largestParty) members)")
-            }
-            if try Self.runningAdventureID(of: PartyID(party.id), db) != nil {
-                throw StoreError.conflict("party '\(party.name)' is on an adventure; join when it has ended")
-            }
-            let row = MembershipRow(party: party.id, player: player.rawValue, heroID: hero.rawValue, joinedAt: now)
-            return try row.insertAndFetch(db).value
         }
     }
 
@@ -78,7 +67,7 @@ extension SQLiteStore {
             _ = try Self.requireParty(party, db)
             try db.execute(sql: "DELETE FROM membership WHERE party = ? AND player = ?",
                            arguments: [party.rawValue, player.rawValue])
-            guard db.changedRows else { throw StoreError.notFound("membership of party \(party) for player", id: player.rawValue) }
+            guard db.changedRows else { throw StoreError.notAMember(of: party, player: player) }
             try Self.sendOffChannel(party: party, players: [player], at: now, leaveChannelPush, db)
         }
     }
@@ -116,7 +105,7 @@ extension SQLiteStore {
     // MARK: - Shared checks
 
     static func requireParty(_ id: PartyID, _ db: Database) throws -> PartyRow {
-        guard let row = try PartyRow.fetchOne(db, key: id.rawValue) else { throw StoreError.notFound("party", id: id.rawValue) }
+        guard let row = try PartyRow.fetchOne(db, key: id.rawValue) else { throw StoreError.unknownParty(id) }
         return row
     }
 
@@ -125,10 +114,9 @@ extension SQLiteStore {
                                    arguments: [party.rawValue]).map(\.value)
     }
 
-    static func requirePicked(_ hero: HeroID, by player: PlayerID, _ db: Database) throws {
-        let picked = try Bool.fetchOne(db, sql: "SELECT 1 FROM playerHero WHERE player = ? AND heroID = ?",
-                                       arguments: [player.rawValue, hero.rawValue]) ?? false
-        guard picked else { throw StoreError.forbidden("hero '\(hero)' is not one of your heroes; pick it first") }
+    static func hasPicked(_ hero: HeroID, by player: PlayerID, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(db, sql: "SELECT 1 FROM playerHero WHERE player = ? AND heroID = ?",
+                          arguments: [player.rawValue, hero.rawValue]) ?? false
     }
 
     static func runningAdventureID(of party: PartyID, _ db: Database) throws -> AdventureID? {

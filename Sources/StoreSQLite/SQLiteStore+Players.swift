@@ -35,15 +35,12 @@ extension SQLiteStore {
     /// Which heroes exist is the content's business: the API checks that first.
     @discardableResult
     public func pickHeroes(_ heroes: [HeroID], for player: PlayerID) async throws -> [HeroID] {
-        let chosen = Array(Set(heroes)).sorted()
-        guard !chosen.isEmpty else { throw StoreError.invalid("pick at least one hero") }
+        let chosen = try PlayerRules.heroPick(heroes)
         return try await write { db in
             _ = try Self.requirePlayer(player, db)
             let inUse = try String.fetchAll(db, sql: "SELECT heroID FROM membership WHERE player = ?",
                                             arguments: [player.rawValue])
-            if let kept = inUse.first(where: { !chosen.contains(HeroID($0)) }) {
-                throw StoreError.conflict("hero '\(kept)' plays in one of your parties; leave it before dropping the hero")
-            }
+            try PlayerRules.checkPick(chosen, inUse: inUse.map(HeroID.init))
             try db.execute(sql: "DELETE FROM playerHero WHERE player = ?", arguments: [player.rawValue])
             for hero in chosen {
                 try db.execute(sql: "INSERT INTO playerHero (player, heroID) VALUES (?, ?)",
@@ -63,7 +60,7 @@ extension SQLiteStore {
     // MARK: - Shared checks
 
     static func requirePlayer(_ id: PlayerID, _ db: Database) throws -> PlayerRow {
-        guard let row = try PlayerRow.fetchOne(db, key: id.rawValue) else { throw StoreError.notFound("player", id: id.rawValue) }
+        guard let row = try PlayerRow.fetchOne(db, key: id.rawValue) else { throw StoreError.unknownPlayer(id) }
         return row
     }
 

@@ -18,33 +18,21 @@ extension SQLiteStore {
         frequentUpdates: Bool, locale: String, at now: Date
     ) async throws -> LiveActivity {
         let locale = try StoredValueLimits.checkedLocale(locale)
-        try StoredValueLimits.checkClientID(activityID.rawValue, kind: "an activity id")
+        try StoredValueLimits.checkActivityID(activityID)
+        let registration = ActivityRules.Registration(activity: activityID, player: player, adventure: adventure, hero: hero)
         return try await write { db in
             let stored = try Self.requireAdventure(adventure, db)
-            if let hero {
-                guard stored.roster.contains(PartyMember(player: player, hero: hero)) else {
-                    throw StoreError.forbidden("hero '\(hero)' is not yours in adventure \(adventure)")
-                }
-            } else {
-                let delivery = try String.fetchOne(db, sql: """
-                    SELECT delivery FROM follower WHERE adventure = ? AND player = ? AND status = 'following'
-                    """, arguments: [adventure.rawValue, player.rawValue])
-                try StoredValueLimits.checkFollowerActivity(delivery: delivery.flatMap(FollowerDelivery.init(rawValue:)),
-                                                            adventure: adventure)
-            }
+            let delivery: String? = try hero != nil ? nil : String.fetchOne(db, sql: """
+                SELECT delivery FROM follower WHERE adventure = ? AND player = ? AND status = 'following'
+                """, arguments: [adventure.rawValue, player.rawValue])
+            try ActivityRules.checkRegistrant(registration, roster: stored.roster,
+                                              followerDelivery: delivery.flatMap(FollowerDelivery.init(rawValue:)))
             if let existing = try LiveActivityRow.fetchOne(db, key: activityID.rawValue) {
-                guard existing.player == player.rawValue else {
-                    throw StoreError.forbidden("activity \(activityID) belongs to another player")
-                }
-                guard existing.adventure == adventure.rawValue, existing.heroID == hero?.rawValue else {
-                    throw StoreError.conflict("activity \(activityID) is registered for another adventure or hero")
-                }
+                try ActivityRules.checkRepeat(registration, of: existing.stored)
                 try Self.install(token, for: existing, at: now, db)
                 return try Self.liveActivity(activityID, db)
             }
-            guard stored.status == .running else {
-                throw StoreError.conflict("adventure \(adventure) has ended; no new activity can follow it")
-            }
+            try ActivityRules.checkNew(in: adventure, isRunning: stored.status == .running)
             let row = LiveActivityRow(id: activityID.rawValue, player: player.rawValue, adventure: adventure.rawValue,
                                       heroID: hero?.rawValue, frequentUpdates: frequentUpdates, locale: locale,
                                       status: .active, ledger: BudgetLedger(), createdAt: now)
@@ -70,14 +58,12 @@ extension SQLiteStore {
     /// The app saw its activity end or the user dismissed it: nothing more is sent
     /// to it, and pushes still queued for it are dropped when their turn comes.
     @discardableResult
-    public func markActivity(_ activityID: ActivityID, _ status: LiveActivityStatus, by player: PlayerID) async throws -> LiveActivity {
-        guard status != .active else { throw StoreError.invalid("an activity can be marked ended or dismissed, not active") }
-        return try await write { db in
+    public func markActivity(_ activityID: ActivityID, _ status: ReportedActivityStatus, by player: PlayerID) async throws -> LiveActivity {
+        try await write { db in
             let row = try Self.requireActivity(activityID, of: player, db)
-            // Dismissed is final; an ended activity the user then dismisses becomes dismissed.
-            if row.status != .dismissed {
+            if let newStatus = ActivityRules.statusAfter(report: status, stored: row.status) {
                 try db.execute(sql: "UPDATE liveActivity SET status = ? WHERE id = ?",
-                               arguments: [status.rawValue, activityID.rawValue])
+                               arguments: [newStatus.rawValue, activityID.rawValue])
             }
             return try Self.liveActivity(activityID, db)
         }
@@ -92,7 +78,7 @@ extension SQLiteStore {
     public func registerPushToStartToken(deviceID: DeviceID, player: PlayerID, token: PushToken, locale: String,
                                          at now: Date) async throws -> Device {
         let locale = try StoredValueLimits.checkedLocale(locale)
-        try StoredValueLimits.checkClientID(deviceID.rawValue, kind: "a device id")
+        try StoredValueLimits.checkDeviceID(deviceID)
         // Every app sends this at each launch: cached statements, not the query
         // interface, which built and prepared the upsert's SQL on every request.
         return try await write { db in
@@ -101,7 +87,7 @@ extension SQLiteStore {
                                             arguments: [deviceID.rawValue])
             if let owner, owner != player.rawValue {
                 // A device id is the app's; another player presenting it is not this device's owner.
-                throw StoreError.forbidden("device \(deviceID) belongs to another player")
+                throw StoreError.deviceOfAnotherPlayer(deviceID)
             }
             try db.cachedStatement(sql: """
                 INSERT INTO device (id, player, pushToStartToken, pushToStartTokenRegisteredAt, pushToStartTokenInvalidAt,
@@ -126,10 +112,9 @@ extension SQLiteStore {
     private static func install(_ token: PushToken, for activity: LiveActivityRow, at now: Date, _ db: Database) throws {
         let current = try String.fetchOne(db, sql: "SELECT token FROM activityToken WHERE activity = ? AND invalidatedAt IS NULL",
                                           arguments: [activity.id])
-        if current == token.hex { return }
-        guard activity.status == .active else {
-            throw StoreError.conflict("activity \(activity.id) is \(activity.status.rawValue); it takes no new token")
-        }
+        guard try ActivityRules.installs(token, on: ActivityID(activity.id), status: activity.status,
+                                         current: current.map(PushToken.init(stored:)))
+        else { return }
         try db.execute(sql: """
             UPDATE activityToken SET invalidatedAt = ?, invalidReason = 'rotated'
             WHERE activity = ? AND invalidatedAt IS NULL
@@ -138,17 +123,13 @@ extension SQLiteStore {
     }
 
     static func requireActivity(_ id: ActivityID, of player: PlayerID, _ db: Database) throws -> LiveActivityRow {
-        guard let row = try LiveActivityRow.fetchOne(db, key: id.rawValue) else {
-            throw StoreError.notFound("activity", id: id.rawValue)
-        }
-        guard row.player == player.rawValue else { throw StoreError.forbidden("activity \(id) belongs to another player") }
+        guard let row = try LiveActivityRow.fetchOne(db, key: id.rawValue) else { throw StoreError.unknownActivity(id) }
+        try ActivityRules.checkOwner(id, row.stored, player: player)
         return row
     }
 
     static func liveActivity(_ id: ActivityID, _ db: Database) throws -> LiveActivity {
-        guard let row = try LiveActivityRow.fetchOne(db, key: id.rawValue) else {
-            throw StoreError.notFound("activity", id: id.rawValue)
-        }
+        guard let row = try LiveActivityRow.fetchOne(db, key: id.rawValue) else { throw StoreError.unknownActivity(id) }
         let token = try String.fetchOne(db, sql: "SELECT token FROM activityToken WHERE activity = ? AND invalidatedAt IS NULL",
                                         arguments: [id.rawValue])
         return row.value(token: token)

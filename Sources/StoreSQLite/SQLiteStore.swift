@@ -120,9 +120,9 @@ public final class SQLiteStore: RangersStore {
         case let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT:
             switch error.extendedResultCode {
             case .SQLITE_CONSTRAINT_CHECK, .SQLITE_CONSTRAINT_NOTNULL:
-                return StoreError.invalid("refused by the schema: \(error.message ?? "a check failed")")
+                return StoreError.refusedBySchema(error.message, malformed: true)
             default:
-                return StoreError.conflict("refused by the schema: \(error.message ?? "a constraint failed")")
+                return StoreError.refusedBySchema(error.message, malformed: false)
             }
         case is DecodingError:
             return StoreError.corrupt(String(describing: error))

@@ -34,6 +34,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong(ServeSettings.drainSeconds.flag!), help: ArgumentHelp(ServeSettings.drainSeconds))
     var drainSeconds: String?
 
+    @Option(name: .customLong(ServeSettings.requestDeadline.flag!), help: ArgumentHelp(ServeSettings.requestDeadline))
+    var requestDeadlineSeconds: String?
+
     @Option(name: .customLong(ServeSettings.host.flag!), help: ArgumentHelp(ServeSettings.host))
     var host: String?
 
@@ -65,7 +68,7 @@ struct ServeCommand: AsyncParsableCommand {
             pushToTalk.audioRetention = .seconds(try DurationText.seconds(parsing: retention))
         }
         let (databasePath, databaseURL) = try database.settings(defaultPath: ServeSettings.defaultDatabasePath)
-        let configuration = ServerConfiguration(
+        var configuration = ServerConfiguration(
             gameMasterKey: ServeSettings.gameMasterKey.value(flag: nil) ?? "", apns: try endpointKind(mode),
             databasePath: databasePath, databaseURL: databaseURL,
             nodeID: ServeSettings.nodeID.value(flag: nodeID),
@@ -79,6 +82,9 @@ struct ServeCommand: AsyncParsableCommand {
             liveLinkSecret: ServeSettings.liveLinkSecret.value(flag: nil),
             dispatcher: Dispatcher.Settings(drainTime: .seconds(
                 try Self.number(ServeSettings.drainSeconds, flag: drainSeconds) ?? ServeSettings.defaultDrainSeconds)))
+        if let seconds = try Self.number(ServeSettings.requestDeadline, flag: requestDeadlineSeconds) {
+            configuration.requestDeadline = .seconds(seconds)
+        }
         let resources: ServerResources
         do {
             resources = try await ServerResources.open(configuration)
@@ -101,16 +107,16 @@ struct ServeCommand: AsyncParsableCommand {
             print("Live-page links: signed with a secret made for this process (they stop working when it stops); "
                   + "set RANGERS_LIVE_LINK_SECRET to keep them across restarts and nodes")
         }
-        let app = try buildApplication(configuration, resources: resources, apns: apns, onListening: { port in
+        let app = try buildApplication(configuration, resources: resources, apns: apns, onListening: { [configuration] port in
             print("Listening on http://\(configuration.host):\(port) (database \(configuration.store), node \(resources.store.node))")
             fflush(nil)
         })
         // The drain has its deadline; this bounds everything else a stop waits for
         // (requests in flight, the last commit), so a node whose database is gone still exits.
-        var stopping = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [.sigterm, .sigint],
-                                                 logger: Logger(label: "rangers"))
-        stopping.maximumGracefulShutdownDuration = configuration.dispatcher.drainTime + .seconds(5)
-        stopping.maximumCancellationDuration = .seconds(5)
+        let drain = configuration.dispatcher.drainTime
+        var stopping = ServiceGroupConfiguration(services: [app, StopDeadline(limit: drain + .seconds(10))],
+                                                 gracefulShutdownSignals: [.sigterm, .sigint], logger: Logger(label: "rangers"))
+        stopping.maximumGracefulShutdownDuration = drain + .seconds(5)
         var left: PushesLeftUnsent?
         do {
             try await ServiceGroup(configuration: stopping).run()
@@ -141,5 +147,28 @@ struct ServeCommand: AsyncParsableCommand {
         let environment = try connection.appleEnvironment(default: nil)
         if connection.endpointURL != nil { return .custom }
         return environment == .production ? .production : .sandbox
+    }
+}
+
+/// Ends the process when a stop outlives `limit`: a query waiting for a database
+/// that is gone may ignore cancellation, and an orchestrator would kill the node
+/// anyway. Last in the group, so it hears of the stop first, and it only starts
+/// the clock: the stop itself goes on.
+struct StopDeadline: Service {
+    let limit: Duration
+
+    func run() async throws {
+        do {
+            try await gracefulShutdown()
+        } catch {
+            return
+        }
+        let limit = limit
+        Thread.detachNewThread {
+            Thread.sleep(forTimeInterval: Double(limit.components.seconds))
+            FileHandle.standardError.write(Data(("rangers serve: the stop outlived its \(limit.components.seconds) s (the database does not "
+                + "answer); exiting: the pushes this node held go back to pending once its claims expire\n").utf8))
+            exit(1)
+        }
     }
 }

@@ -16,6 +16,8 @@ struct Cluster {
     /// One secret for every node: a live-page link from one opens the page on any.
     static let liveLinkSecret = "c1a5-live-links-c1a5-live-links-c1a5"
     static let nginx = "/usr/sbin/nginx"
+    /// Short, so a test of the database going away need not wait long for its answers.
+    static let requestDeadlineSeconds = 3
 
     let database: TestDatabase
     let leaseSeconds: Int
@@ -25,8 +27,10 @@ struct Cluster {
     /// Through nginx.
     let api: ServerAPI
 
-    static func start(nodes count: Int, leaseSeconds: Int) async throws -> Cluster {
-        let database = try await StoreEngine.postgres.database()
+    /// On a fresh database of the tests' shared server, unless `database` names another.
+    static func start(nodes count: Int, leaseSeconds: Int, database given: TestDatabase? = nil) async throws -> Cluster {
+        let database: TestDatabase
+        if let given { database = given } else { database = try await StoreEngine.postgres.database() }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rangers-cluster-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         var nodes: [Node] = []
@@ -34,7 +38,8 @@ struct Cluster {
             let port = try PostgresTestServer.freePort()
             let process = try await ServeProcess.start(
                 database: database, port: port, gameMasterKey: gameMasterKey, api: ServerAPI(base: "http://127.0.0.1:\(port)"),
-                arguments: ["--node-id", "node-\(index)", "--lease-seconds", String(leaseSeconds)],
+                arguments: ["--node-id", "node-\(index)", "--lease-seconds", String(leaseSeconds),
+                            "--request-deadline-seconds", String(requestDeadlineSeconds)],
                 environment: ["RANGERS_LIVE_LINK_SECRET": liveLinkSecret])
             nodes.append(Node(id: "node-\(index)", port: port, process: process))
         }

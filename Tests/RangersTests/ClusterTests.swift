@@ -14,8 +14,9 @@ import Vocabulary
 @Suite(.enabled(if: PostgresTestServer.isAvailable, Comment(rawValue: PostgresTestServer.skipped)), .closesStores)
 struct ClusterTests {
     /// Runs `body` with a cluster and stops everything it started, whatever happens.
-    func withCluster(nodes: Int, leaseSeconds: Int, _ body: (inout Cluster) async throws -> Void) async throws {
-        var cluster = try await Cluster.start(nodes: nodes, leaseSeconds: leaseSeconds)
+    func withCluster(nodes: Int, leaseSeconds: Int, database: TestDatabase? = nil,
+                     _ body: (inout Cluster) async throws -> Void) async throws {
+        var cluster = try await Cluster.start(nodes: nodes, leaseSeconds: leaseSeconds, database: database)
         do {
             try await body(&cluster)
         } catch {

@@ -27,6 +27,11 @@ public actor PostgresTestServer {
     public static let skipped = "PostgreSQL is not installed here (apt-get install postgresql): the PostgreSQL store tests are skipped"
 
     private var port: Int?
+    /// How to start it again after `crash()`.
+    private var startArguments: (pgCtl: String, arguments: [String], asPostgres: Bool)?
+
+    /// A server of its own, for a test that stops and starts it (`shared` serves the rest).
+    public init() {}
 
     /// The server's port, starting it the first time.
     public func start() throws -> Int {
@@ -47,14 +52,30 @@ public actor PostgresTestServer {
         try run(binaries.appendingPathComponent("initdb").path,
                 ["-D", data.path, "-U", "postgres", "--auth=scram-sha-256", "--pwfile=\(passwordFile.path)",
                  "--encoding=UTF8", "--no-sync"], asPostgres: asPostgres)
-        try run(binaries.appendingPathComponent("pg_ctl").path,
-                ["-D", data.path, "-l", directory.appendingPathComponent("server.log").path, "-w", "-t", "60",
-                 "-o", "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200 -c shared_preload_libraries=pg_stat_statements",
-                 "start"], asPostgres: asPostgres)
+        let pgCtl = binaries.appendingPathComponent("pg_ctl").path
+        let arguments = ["-D", data.path, "-l", directory.appendingPathComponent("server.log").path, "-w", "-t", "60",
+                         "-o", "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200 -c shared_preload_libraries=pg_stat_statements",
+                         "start"]
+        try run(pgCtl, arguments, asPostgres: asPostgres)
+        startArguments = (pgCtl, arguments, asPostgres)
         ServerStop.register(pgCtl: binaries.appendingPathComponent("pg_ctl").path, data: data.path, asPostgres: asPostgres,
                             directory: directory.path)
         self.port = port
         return port
+    }
+
+    /// Stops the server as a crash does (`pg_ctl stop -m immediate`): no
+    /// checkpoint, every connection cut; what was committed is in its WAL.
+    public func crash() throws {
+        guard let started = startArguments else { throw TestServerError("the server was never started") }
+        let data = started.arguments[1]
+        try run(started.pgCtl, ["-D", data, "-m", "immediate", "stop"], asPostgres: started.asPostgres)
+    }
+
+    /// Starts it again after `crash()`, on the same port with the same data (it recovers from its WAL).
+    public func restart() throws {
+        guard let started = startArguments else { throw TestServerError("the server was never started") }
+        try run(started.pgCtl, started.arguments, asPostgres: started.asPostgres)
     }
 
     /// A new, empty database on the server, and where to find it.
@@ -133,15 +154,22 @@ public func run(_ executable: String, _ arguments: [String], asPostgres: Bool = 
 
 /// Stops the test server when the test process exits.
 private enum ServerStop {
-    nonisolated(unsafe) static var command: [String] = []
-    nonisolated(unsafe) static var directory = ""
+    /// Each server's stop command and folder; registered once per server, read at exit.
+    nonisolated(unsafe) static var servers: [(command: [String], directory: String)] = []
+    static let lock = NSLock()
 
     static func register(pgCtl: String, data: String, asPostgres: Bool, directory: String) {
-        command = (asPostgres ? ["/usr/sbin/runuser", "-u", "postgres", "--"] : []) + [pgCtl, "-D", data, "-m", "immediate", "stop"]
-        Self.directory = directory
+        let command = (asPostgres ? ["/usr/sbin/runuser", "-u", "postgres", "--"] : []) + [pgCtl, "-D", data, "-m", "immediate", "stop"]
+        let first = lock.withLock {
+            servers.append((command, directory))
+            return servers.count == 1
+        }
+        guard first else { return }
         atexit {
-            _ = try? run(ServerStop.command[0], Array(ServerStop.command.dropFirst()))
-            try? FileManager.default.removeItem(atPath: ServerStop.directory)
+            for server in ServerStop.lock.withLock({ ServerStop.servers }) {
+                _ = try? run(server.command[0], Array(server.command.dropFirst()))
+                try? FileManager.default.removeItem(atPath: server.directory)
+            }
         }
     }
 }

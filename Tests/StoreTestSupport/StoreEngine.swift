@@ -43,6 +43,11 @@ public struct TestDatabase: Sendable {
     /// The SQLite file's path, or the PostgreSQL URL.
     public let location: String
 
+    public init(engine: StoreEngine, location: String) {
+        self.engine = engine
+        self.location = location
+    }
+
     /// `lease` is how long a PostgreSQL store's heartbeat keeps its claims and
     /// leases; a store not `asNode` only reads (it is no node of a cluster).
     public func open(lease: Duration = .seconds(10), asNode: Bool = true) async throws -> any RangersStore {

@@ -94,9 +94,6 @@ import Vocabulary
         let entry = try #require(try await store.outbox(of: adventure.id).first)
         #expect(entry.state == .dropped)
         #expect(entry.outcome == "the activity is dismissed")
-        await #expect(throws: StoreError.invalid("an activity can be marked ended or dismissed, not active")) {
-            try await store.markActivity(activities[2], .active, by: trio.players[2].id)
-        }
     }
 
     @Test(arguments: StoreEngine.available) func aDevicesPushToStartTokenIsReplacedAndBelongsToOnePlayer(engine: StoreEngine) async throws {

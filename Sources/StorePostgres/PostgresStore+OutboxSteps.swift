@@ -4,7 +4,8 @@ import PushPolicy
 import Store
 import Vocabulary
 
-// The steps that queue pushes, each run inside the caller's transaction.
+// The steps that queue pushes, shared by several jobs, each run inside the
+// caller's transaction.
 extension PostgresStore {
     /// Inserts outbox rows, in order, in two statements however many: first the
     /// pushes still waiting for their targets that the policy marked supersedable
@@ -48,38 +49,6 @@ extension PostgresStore {
             try await connection.query("""
                 UPDATE channel_member SET status = 'leaving', left_at = \(now) WHERE id = ANY(\(leaving)) AND status = 'joined'
                 """, logger: logger)
-        }
-    }
-
-    /// Tells the given players (nil: everyone) listening on the party's channel to
-    /// leave: those the push can reach get it; the others are marked as gone.
-    func sendOffChannel(party: PartyID, players: [PlayerID]?, at now: Date,
-                        _ leaveChannelPush: (ChannelMember) -> OutboxMessage?, _ connection: PostgresConnection) async throws {
-        guard let channel = try await connection.query("SELECT id FROM channel WHERE party = \(party.rawValue)", logger: logger)
-            .decodeFirst(String.self) else { return }
-        var pushes: [QueuedMessage] = []
-        for member in try await listeners(of: ChannelID(channel), connection) where players?.contains(member.player) ?? true {
-            if let message = leaveChannelPush(member) {
-                pushes.append(QueuedMessage(message: message))
-            } else {
-                try await connection.query("""
-                    UPDATE channel_member SET status = 'left', token = NULL, left_at = \(now) WHERE id = \(member.id.rawValue)
-                    """, logger: logger)
-            }
-        }
-        try await enqueue(pushes, at: now, connection)
-    }
-
-    /// Members listening (joined, with a valid token), in the order they joined.
-    func listeners(of channel: ChannelID, _ connection: PostgresConnection) async throws -> [ChannelMember] {
-        try await connection.query("""
-            SELECT id, player, status, token, joined_at FROM channel_member
-            WHERE channel = \(channel.rawValue) AND status = 'joined' AND token IS NOT NULL AND token_invalid_at IS NULL
-            ORDER BY joined_at, id
-            """, logger: logger).decodeAll((String, String, String, String?, Date).self).map { id, player, status, token, joinedAt in
-            ChannelMember(id: ChannelMemberID(id), channel: channel, player: PlayerID(player),
-                          status: ChannelMemberStatus(rawValue: status) ?? .left, token: token.map(PushToken.init(stored:)),
-                          joinedAt: joinedAt)
         }
     }
 }

@@ -69,10 +69,7 @@ extension SQLiteStore {
             SELECT id, language, storagePolicy, ledger FROM followerChannel INDEXED BY followerChannel_open
             WHERE adventure = ? AND state = 'open' ORDER BY language
             """), arguments: [adventure.rawValue]).map { row in
-            let policy: Int = row[2]
-            guard let storagePolicy = MessageStoragePolicy(rawValue: policy) else {
-                throw StoreError.corrupt("storage policy \(policy) of followers' channel \(row[0] as String)")
-            }
+            let storagePolicy = try StoredValues.storagePolicy(row[2], ofFollowersChannel: row[0])
             return DueFollowerChannel(recipient: FollowerChannelRecipient(channel: FollowerChannelID(row[0] as String),
                                                                           language: row[1], storagePolicy: storagePolicy),
                                       ledger: try Self.ledger(row[3] as String))

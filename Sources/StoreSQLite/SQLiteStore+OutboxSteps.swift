@@ -4,8 +4,31 @@ import PushPolicy
 import Store
 import Vocabulary
 
-// The steps the outbox operations share, each run inside the caller's transaction.
+// The steps that queue and settle pushes, shared by several jobs, each run inside
+// the caller's transaction.
 extension SQLiteStore {
+    /// Inserts one outbox row; it supersedes the pushes still waiting for its target
+    /// that the policy marked supersedable. A leave-channel push (an end to a channel member)
+    /// also marks the member as leaving: their token is kept until that push is
+    /// done with, then dropped. `queuedAt` is the instant as stored (`Date.databaseValue`).
+    static func enqueue(_ message: OutboxMessage, adventure: AdventureID?, tick: Int?, at queuedAt: DatabaseValue,
+                        _ db: Database) throws {
+        try supersedeWaitingPushes(to: message.target, db)
+        try db.cachedStatement(sql: """
+            INSERT INTO outbox (adventure, targetKind, targetID, pushType, topic, priority, expiration, payload, reason,
+                                hasAlert, isEnd, supersedable, tick, state, attempts, nextAttemptAt, createdAt)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)
+            """).execute(arguments: [
+                adventure?.rawValue, message.target.kind.rawValue, message.target.id, message.pushType.rawValue, message.topic.rawValue,
+                message.priority.rawValue, message.expiration, message.payload, message.reason, message.hasAlert,
+                message.isEnd, message.supersedable, tick, queuedAt, queuedAt,
+            ])
+        if message.isEnd, case .pushToTalk(let member) = message.target {
+            try db.execute(sql: "UPDATE channelMember SET status = 'leaving', leftAt = ? WHERE id = ? AND status = 'joined'",
+                           arguments: [queuedAt, member.rawValue])
+        }
+    }
+
     /// The token a push to `target` goes to now, or why it cannot go anywhere.
     static func currentToken(of target: PushTarget, isEnd: Bool, _ db: Database) throws -> TokenLookup {
         switch target {
@@ -57,18 +80,13 @@ extension SQLiteStore {
         try db.execute(sql: "UPDATE outbox SET state = 'dropped', outcome = ? WHERE id = ?", arguments: [reason, id])
     }
 
-    /// A push's answer can be recorded once, only while it is being sent, and only
-    /// by the store that claimed it: one whose claim was recovered lost it.
+    /// Refused unless the push is being sent by this store (`OutboxRules.answerRefusal`).
     static func requireSending(_ push: ClaimedPush, by claimant: String, _ db: Database) throws {
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT state, claimedBy FROM outbox WHERE id = ?"),
-                                         arguments: [push.id.rawValue])
-        else { throw StoreError.notFound("outbox row", id: push.id.description) }
-        let state: String = row[0], holder: String? = row[1]
-        guard state == OutboxState.sending.rawValue else {
-            throw StoreError.conflict("outbox row \(push.id) is \(state), not sending; its answer was recorded already or it was never claimed")
-        }
-        guard holder == claimant else {
-            throw StoreError.conflict("outbox row \(push.id) was claimed again after this claim was taken for abandoned")
+        let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT state, claimedBy FROM outbox WHERE id = ?"),
+                                   arguments: [push.id.rawValue])
+        let state: String? = row?[0], holder: String? = row.flatMap { $0[1] }
+        if let refusal = OutboxRules.answerRefusal(push.id, state: state, holder: holder, claimant: claimant) {
+            throw refusal
         }
     }
 

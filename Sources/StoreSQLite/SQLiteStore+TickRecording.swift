@@ -35,25 +35,15 @@ extension SQLiteStore {
     // statements with only the columns a tick changes, not records.
     private static func store(_ record: TickRecord, at now: Date, queuedAt: DatabaseValue, _ db: Database) throws -> StoredTick {
         let (adventure, tick, state) = (record.adventure, record.tick, record.state)
-        guard tick >= 1 else { throw StoreError.invalid("ticks count from 1, not \(tick)") }
-        guard state.tick == tick else {
-            throw StoreError.invalid("the state passed for tick \(tick) is the state of tick \(state.tick)")
-        }
-        guard Set(record.appliedCommandIDs).count == record.appliedCommandIDs.count else {
-            throw StoreError.invalid("a command cannot be applied twice in one tick")
-        }
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
+        if let refusal = TickRules.refusal(of: record) { throw refusal }
+        let row = try Row.fetchOne(db.cachedStatement(sql: """
             SELECT status, lastTick, startedAt, tickInterval, party FROM adventure WHERE id = ?
-            """), arguments: [adventure.rawValue]) else {
-            throw StoreError.notFound("adventure", id: adventure.rawValue)
+            """), arguments: [adventure.rawValue])
+        if let refusal = TickRules.fenceRefusal(record, stored: row.map { TickRules.Stored(status: $0[0], lastTick: $0[1]) }) {
+            throw refusal
         }
-        let status: String = row[0], lastTick: Int = row[1], startedAt: Int = row[2], interval: Int = row[3]
-        guard status == AdventureStatus.running.rawValue else {
-            throw StoreError.conflict("adventure \(adventure) has ended (\(status)); tick \(tick) cannot follow")
-        }
-        guard lastTick == tick - 1 else {
-            throw StoreError.conflict("adventure \(adventure) is at tick \(lastTick); tick \(tick) cannot be stored after it")
-        }
+        guard let row else { throw StoreError.unknownAdventure(adventure) }
+        let startedAt: Int = row[2], interval: Int = row[3]
 
         let stored = StoredTick(lastTick: tick, status: state.status,
                                 nextTickAt: state.isRunning ? startedAt + (tick + 1) * interval : nil)
@@ -67,9 +57,7 @@ extension SQLiteStore {
         for id in record.appliedCommandIDs {
             try db.execute(sql: "UPDATE command SET tick = ? WHERE id = ? AND adventure = ? AND tick IS NULL",
                            arguments: [tick, id.rawValue, adventure.rawValue])
-            guard db.changedRows else {
-                throw StoreError.conflict("command \(id) is not waiting in adventure \(adventure); it may have been applied already")
-            }
+            guard db.changedRows else { throw TickRules.commandNotWaiting(id, in: adventure) }
         }
 
         for message in record.outbox {
@@ -82,17 +70,13 @@ extension SQLiteStore {
         let updateLedger = try db.cachedStatement(sql: "UPDATE liveActivity SET ledger = ? WHERE id = ? AND adventure = ?")
         for (activity, ledger) in record.ledgers.sorted(by: { $0.key < $1.key }) {
             try updateLedger.execute(arguments: [LedgerJSON.text(of: ledger), activity.rawValue, adventure.rawValue])
-            guard db.changedRows else {
-                throw StoreError.notFound("activity of adventure \(adventure)", id: activity.rawValue)
-            }
+            guard db.changedRows else { throw TickRules.strangerActivity(activity.rawValue, of: adventure) }
         }
         if !record.channelLedgers.isEmpty {
             let updateChannel = try db.cachedStatement(sql: "UPDATE followerChannel SET ledger = ? WHERE id = ? AND adventure = ?")
             for (channel, ledger) in record.channelLedgers.sorted(by: { $0.key < $1.key }) {
                 try updateChannel.execute(arguments: [LedgerJSON.text(of: ledger), channel.rawValue, adventure.rawValue])
-                guard db.changedRows else {
-                    throw StoreError.notFound("followers' channel of adventure \(adventure)", id: channel.rawValue)
-                }
+                guard db.changedRows else { throw TickRules.strangerFollowersChannel(channel.rawValue, of: adventure) }
             }
         }
         return stored
@@ -120,27 +104,4 @@ extension SQLiteStore {
         "INSERT INTO event (adventure, tick, position, event) VALUES "
             + Array(repeating: "(?, ?, ?, ?)", count: count).joined(separator: ", ")
     }
-
-    /// Inserts one outbox row; it supersedes the pushes still waiting for its target
-    /// that the policy marked supersedable. A leave-channel push (an end to a channel member)
-    /// also marks the member as leaving: their token is kept until that push is
-    /// done with, then dropped. `queuedAt` is the instant as stored (`Date.databaseValue`).
-    static func enqueue(_ message: OutboxMessage, adventure: AdventureID?, tick: Int?, at queuedAt: DatabaseValue,
-                        _ db: Database) throws {
-        try supersedeWaitingPushes(to: message.target, db)
-        try db.cachedStatement(sql: """
-            INSERT INTO outbox (adventure, targetKind, targetID, pushType, topic, priority, expiration, payload, reason,
-                                hasAlert, isEnd, supersedable, tick, state, attempts, nextAttemptAt, createdAt)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)
-            """).execute(arguments: [
-                adventure?.rawValue, message.target.kind.rawValue, message.target.id, message.pushType.rawValue, message.topic.rawValue,
-                message.priority.rawValue, message.expiration, message.payload, message.reason, message.hasAlert,
-                message.isEnd, message.supersedable, tick, queuedAt, queuedAt,
-            ])
-        if message.isEnd, case .pushToTalk(let member) = message.target {
-            try db.execute(sql: "UPDATE channelMember SET status = 'leaving', leftAt = ? WHERE id = ? AND status = 'joined'",
-                           arguments: [queuedAt, member.rawValue])
-        }
-    }
 }
-

@@ -28,7 +28,7 @@ extension SQLiteStore {
         try await write { db in
             let row = try Self.requireChannel(channel, db)
             try Self.requirePartyMember(player, of: row["party"], db)
-            guard row["closedAt"] as Date? == nil else { throw StoreError.conflict("channel \(channel) is closed") }
+            try WalkieTalkieRules.checkJoin(channel, closedAt: row["closedAt"])
             let existing = try String.fetchOne(db, sql: "SELECT id FROM channelMember WHERE channel = ? AND player = ?",
                                                arguments: [channel.rawValue, player.rawValue])
             let id = existing ?? UUID().uuidString.lowercased()
@@ -50,7 +50,7 @@ extension SQLiteStore {
             try db.execute(sql: """
                 UPDATE channelMember SET status = 'left', token = NULL, leftAt = ? WHERE channel = ? AND player = ?
                 """, arguments: [now, channel.rawValue, player.rawValue])
-            guard db.changedRows else { throw StoreError.notFound("member of channel \(channel)", id: player.rawValue) }
+            guard db.changedRows else { throw StoreError.notInChannel(channel, player: player) }
         }
     }
 
@@ -74,28 +74,21 @@ extension SQLiteStore {
         }
     }
 
-    /// Stores a transmission and queues, for every *other* listening member, the
-    /// push `push` builds, in one transaction. Refused with a conflict while another
-    /// member's transmission is still playing: one speaker at a time.
+    /// Stores a transmission and queues the push `push` builds for each listener
+    /// who hears it, in one transaction (`WalkieTalkieRules.transmit` decides).
     @discardableResult
     public func recordTransmission(_ new: NewTransmission, at now: Date,
                                    push: @escaping @Sendable (ChannelMember, Transmission) -> OutboxMessage) async throws -> Transmission {
-        guard new.durationMilliseconds > 0, !new.audio.isEmpty else {
-            throw StoreError.invalid("a transmission has audio and a positive duration")
-        }
         return try await write { db in
             let channel = try Self.requireChannel(new.channel, db)
             let hero = try Self.requirePartyMember(new.speaker, of: channel["party"], db)
-            let listeners = try Self.listeners(of: new.channel, db)
             let speakingNow = try String.fetchAll(db, sql: """
                 SELECT speaker FROM transmission WHERE channel = ? AND speakingUntil > ? ORDER BY speakingUntil
                 """, arguments: [new.channel.rawValue, now]).map(PlayerID.init)
-            if let refusal = WalkieTalkiePolicy.refusal(
-                speaker: new.speaker, channelClosed: (channel["closedAt"] as Date?) != nil,
-                speakerIsListening: listeners.contains { $0.player == new.speaker }, speakingNow: speakingNow) {
-                throw refusal
-            }
-            let speakingUntil = WalkieTalkiePolicy.speakingUntil(recordedAt: now, durationMilliseconds: new.durationMilliseconds)
+            let transmitting = try WalkieTalkieRules.transmit(
+                new, at: now, channelClosed: (channel["closedAt"] as Date?) != nil,
+                listeners: try Self.listeners(of: new.channel, db), speakingNow: speakingNow)
+            let speakingUntil = transmitting.speakingUntil
             try db.execute(sql: """
                 INSERT INTO transmission (id, channel, speaker, heroID, contentType, durationMilliseconds, byteCount,
                                           audio, createdAt, speakingUntil)
@@ -103,7 +96,7 @@ extension SQLiteStore {
                 """, arguments: [new.id.rawValue, new.channel.rawValue, new.speaker.rawValue, hero.rawValue,
                                  new.contentType, new.durationMilliseconds, new.audio.count, new.audio, now, speakingUntil])
             let transmission = try Self.transmission(new.id, db)
-            for listener in listeners where WalkieTalkiePolicy.hears(listener.player, messageOf: new.speaker) {
+            for listener in transmitting.recipients {
                 try Self.enqueue(push(listener, transmission), adventure: nil, tick: nil, at: now.databaseValue, db)
             }
             return transmission
@@ -136,7 +129,7 @@ extension SQLiteStore {
 
     static func transmission(_ id: TransmissionID, _ db: Database) throws -> Transmission {
         guard let row = try Row.fetchOne(db, sql: "SELECT * FROM transmission WHERE id = ?", arguments: [id.rawValue])
-        else { throw StoreError.notFound("transmission", id: id.rawValue) }
+        else { throw StoreError.unknownTransmission(id) }
         return Transmission(
             id: id, channel: ChannelID(row["channel"]), speaker: PlayerID(row["speaker"]), hero: HeroID(row["heroID"]),
             contentType: row["contentType"], durationMilliseconds: row["durationMilliseconds"],
@@ -174,9 +167,9 @@ extension SQLiteStore {
 
     static func channelMember(_ id: ChannelMemberID, _ db: Database) throws -> ChannelMember {
         guard let row = try Row.fetchOne(db, sql: "SELECT * FROM channelMember WHERE id = ?", arguments: [id.rawValue]) else {
-            throw StoreError.notFound("channel member", id: id.rawValue)
+            throw StoreError.unknownChannelMember(id)
         }
-        guard let status = ChannelMemberStatus(rawValue: row["status"]) else { throw StoreError.corrupt("channel member \(id)") }
+        let status = try StoredValues.channelMemberStatus(row["status"], of: id)
         let token: String? = row["tokenInvalidAt"] as Date? == nil ? row["token"] : nil
         return ChannelMember(id: id, channel: ChannelID(row["channel"]), player: PlayerID(row["player"]), status: status,
                              token: token.map(PushToken.init(stored:)), joinedAt: row["joinedAt"])
@@ -188,7 +181,7 @@ extension SQLiteStore {
 
     static func requireChannel(_ id: ChannelID, _ db: Database) throws -> Row {
         guard let row = try Row.fetchOne(db, sql: "SELECT * FROM channel WHERE id = ?", arguments: [id.rawValue]) else {
-            throw StoreError.notFound("channel", id: id.rawValue)
+            throw StoreError.unknownChannel(id)
         }
         return row
     }
@@ -200,9 +193,7 @@ extension SQLiteStore {
     /// The player's hero in the party; forbidden for anyone not in it.
     @discardableResult
     static func requirePartyMember(_ player: PlayerID, of party: String, _ db: Database) throws -> HeroID {
-        guard let hero = try String.fetchOne(db, sql: "SELECT heroID FROM membership WHERE party = ? AND player = ?",
-                                             arguments: [party, player.rawValue])
-        else { throw StoreError.forbidden("only members of the party can use its channel") }
-        return HeroID(hero)
+        try WalkieTalkieRules.member(hero: String.fetchOne(db, sql: "SELECT heroID FROM membership WHERE party = ? AND player = ?",
+                                                            arguments: [party, player.rawValue]).map(HeroID.init))
     }
 }
