@@ -63,6 +63,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         // The HTTP API as its clients call it: types and a client generated from Sources/Server/openapi.yaml
@@ -84,7 +85,9 @@ let package = Package(
         ),
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
         // The HTTP/2 transport for APNs over one curl multi handle. No curl type leaves it.
-        .target(name: "APNsCurl", dependencies: ["APNs", "CCurl", "CCurlShim"]),
+        .target(name: "APNsCurl", dependencies: [
+            "APNs", "CCurl", "CCurlShim", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ]),
         // A local APNs over HTTP/2 + TLS that checks requests like Apple does: for tests and demos.
         .target(
             name: "APNsSimulator",
@@ -96,6 +99,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -200,6 +204,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         .executableTarget(name: "APNsBench", dependencies: ["Vocabulary", "APNs", "APNsCurl"], path: "Benchmarks/APNsBench"),

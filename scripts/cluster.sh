@@ -91,16 +91,22 @@ http {
     upstream nodes { $(for p in "${nodeports[@]}"; do printf 'server 127.0.0.1:%s max_fails=0; ' "$p"; done) }
     server {
         listen 127.0.0.1:$lbport;
-        # The client's Host goes on, so the live-page links the nodes hand out name nginx.
-        location / { proxy_pass http://nodes; proxy_set_header Host \$http_host; proxy_next_upstream error timeout; proxy_connect_timeout 1s; }
+        # The client's Host goes on, so the live-page links the nodes hand out name nginx. A node
+        # that is not ready answers 503 (its /readyz says why): a read goes to the next node
+        # instead (nginx without the commercial active checks learns it from the answers).
+        location / { proxy_pass http://nodes; proxy_set_header Host \$http_host; proxy_next_upstream error timeout http_503; proxy_connect_timeout 1s; }
     }
 }
 EOF
 nginx=$(command -v nginx || echo /usr/sbin/nginx)
 "$nginx" -p "$folder" -c "$folder/nginx.conf" -e "$folder/nginx-error.log" &
 pids+=($!)
-for _ in $(seq 200); do curl -sf "http://127.0.0.1:$lbport/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
-for port in "${nodeports[@]}"; do curl -s "http://127.0.0.1:$port/healthz"; echo; done
+# Each node ready (its database answers, its heartbeat is current, APNs answers), then nginx.
+for port in "${nodeports[@]}"; do
+    for _ in $(seq 200); do curl -sf "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+    curl -s "http://127.0.0.1:$port/readyz"; echo
+done
+for _ in $(seq 200); do curl -sf "http://127.0.0.1:$lbport/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
 
 echo "== $parties parties start their adventures through nginx (http://127.0.0.1:$lbport)"
 python3 - "$lbport" "$parties" <<'EOF'

@@ -4,7 +4,10 @@
 # not used), nginx (the load balancer in front of several nodes in the cluster tests),
 # Chromium, in which the tests load the replay's timeline and the live page (with
 # an emoji font, so the live page's screenshots show the heroes' avatars), and
-# python3 with venv, into which scripts/api-fuzz.sh installs schemathesis from PyPI.
+# python3 with venv, into which scripts/api-fuzz.sh installs schemathesis from PyPI,
+# and Patroni, etcd and HAProxy, with which scripts/ha-database.sh fails the database
+# over (it starts its own on loopback: the packages' system services are not
+# started by the install, and are disabled where systemd runs).
 # libcurl must be 8 or newer: 7.x resets every HTTP/2 stream of a delivered push
 # (see docs/apns.md, "Sending to APNs"). Debian 12 ships 7.88, so there it comes from
 # bookworm-backports. Needs root, or sudo; safe to run again.
@@ -25,14 +28,36 @@ libcurl_major() {
     pkg-config --modversion libcurl 2>/dev/null | cut -d. -f1
 }
 
-packages=(libsqlite3-dev libssl-dev pkg-config postgresql nginx chromium fonts-noto-color-emoji python3 python3-venv)
+packages=(libsqlite3-dev libssl-dev pkg-config postgresql nginx chromium fonts-noto-color-emoji python3 python3-venv
+          patroni etcd-server haproxy)
+# Services these packages would start on install; the scripts and tests run their own.
+services=(etcd haproxy patroni)
 missing=()
 for package in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
 if [ ${#missing[@]} -gt 0 ]; then
     echo "Installing: ${missing[*]}"
-    apt_install "${missing[@]}"
+    # Debian starts a package's service on install unless policy-rc.d says no; one that
+    # says no is put in place for the install when there is none.
+    policy_added=false
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+        printf '#!/bin/sh\nexit 101\n' | "${as_root[@]}" tee /usr/sbin/policy-rc.d >/dev/null
+        "${as_root[@]}" chmod 755 /usr/sbin/policy-rc.d
+        policy_added=true
+    fi
+    status=0
+    apt_install "${missing[@]}" || status=$?
+    [ "$policy_added" = false ] || "${as_root[@]}" rm -f /usr/sbin/policy-rc.d
+    [ "$status" -eq 0 ] || exit "$status"
+fi
+if [ -d /run/systemd/system ]; then
+    for service in "${services[@]}"; do
+        if systemctl is-enabled --quiet "$service" 2>/dev/null || systemctl is-active --quiet "$service" 2>/dev/null; then
+            echo "Stopping and disabling the system's $service service"
+            "${as_root[@]}" systemctl disable --now --quiet "$service" || true
+        fi
+    done
 fi
 
 if [ "$(libcurl_major || true)" -ge 8 ] 2>/dev/null; then

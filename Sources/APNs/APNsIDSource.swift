@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import PushVocabulary
 
 /// Makes the `apns-id` of each push: a version 4 UUID, unique within the process
@@ -12,7 +13,7 @@ import PushVocabulary
 /// The id is what APNs echoes and de-duplicates by, not a secret.
 final class APNsIDSource: @unchecked Sendable {
     private let keys: (UInt64, UInt64)
-    private let lock = NSLock()
+    private let lock = NIOLock()
     private var counter: UInt64 = 0  // lock
 
     init() {

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import NIOConcurrencyHelpers
 import PushVocabulary
 
 /// The `.p8` key APNs gave the team: PKCS#8 PEM, P-256. It signs provider tokens
@@ -75,7 +76,7 @@ public final class ProviderTokenCache: @unchecked Sendable {
     private let key: APNsSigningKey
     private let maximumAge: TimeInterval
     private let now: @Sendable () -> Date
-    private let lock = NSLock()
+    private let lock = NIOLock()
     // lock
     private var current: (credential: Credential, issuedAt: Date)?
     private var issued = 0

@@ -2,6 +2,7 @@ import APNs
 import CCurl
 import CCurlShim
 import Foundation
+import NIOConcurrencyHelpers
 
 /// Runs one curl multi handle on a thread of its own. Callers check out a
 /// transfer, prepare it and submit it; the driver attaches it, drives libcurl
@@ -18,7 +19,7 @@ import Foundation
 final class CurlMultiDriver: @unchecked Sendable {
     private let configuration: CurlTransportConfiguration
     private let multi: CurlMultiHandle
-    private let lock = NSLock()
+    private let lock = NIOLock()
 
     // lock
     private var pendingAdds: [CurlTransfer] = []

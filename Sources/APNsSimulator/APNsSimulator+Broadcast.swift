@@ -9,14 +9,14 @@ extension APNsSimulator {
 
     /// The channels that exist now, of one app or of all, oldest first.
     public func channels(of bundleID: String? = nil) -> [SimulatedChannel] {
-        core.state.withLock { state in
+        core.state.withLockedValue { state in
             state.broadcasts.channels.values.filter { bundleID == nil || $0.bundleID == bundleID }
                 .sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
         }
     }
 
     public func channel(_ id: BroadcastChannelID) -> SimulatedChannel? {
-        core.state.withLock { $0.broadcasts.channels[id] }
+        core.state.withLockedValue { $0.broadcasts.channels[id] }
     }
 
     // MARK: Devices
@@ -32,7 +32,7 @@ extension APNsSimulator {
     @discardableResult
     public func subscribe(device: String, to channel: BroadcastChannelID) throws(PushRejection) -> [DeviceDelivery] {
         let now = core.configuration.now()
-        let result = core.state.withLock { state in
+        let result = core.state.withLockedValue { state in
             Result(catching: { () throws(PushRejection) -> [DeviceDelivery] in
                 try state.broadcasts.subscribe(device, to: channel, bundleID: nil, now: now)
             })
@@ -45,12 +45,12 @@ extension APNsSimulator {
     @discardableResult
     public func setOnline(_ online: Bool, device: String) -> [DeviceDelivery] {
         let now = core.configuration.now()
-        return core.state.withLock { $0.broadcasts.setOnline(device, online, now: now) }
+        return core.state.withLockedValue { $0.broadcasts.setOnline(device, online, now: now) }
     }
 
     /// The channels `device` listens on.
     public func subscriptions(of device: String) -> Set<BroadcastChannelID> {
-        core.state.withLock { $0.broadcasts.subscriptions(of: device) }
+        core.state.withLockedValue { $0.broadcasts.subscriptions(of: device) }
     }
 
     /// What `device` received, oldest first: pushes to it as a device token and
@@ -61,22 +61,22 @@ extension APNsSimulator {
 
     /// Accepted broadcasts in arrival order (the newest `recordLimit`), each with
     /// the number of devices it reached.
-    public func acceptedBroadcasts() -> [RecordedBroadcast] { core.state.withLock { $0.broadcasts.broadcasts } }
+    public func acceptedBroadcasts() -> [RecordedBroadcast] { core.state.withLockedValue { $0.broadcasts.broadcasts } }
 
-    public var acceptedBroadcastCount: Int { core.state.withLock { $0.broadcasts.broadcastsTotal } }
+    public var acceptedBroadcastCount: Int { core.state.withLockedValue { $0.broadcasts.broadcastsTotal } }
 
     // MARK: Faults
 
     /// The channel disappears as if someone else deleted it: broadcasts to it and
     /// reads of it answer ChannelNotRegistered, its subscribers lose it.
     public func removeChannel(_ id: BroadcastChannelID) {
-        core.state.withLock { $0.broadcasts.remove(id) }
+        core.state.withLockedValue { $0.broadcasts.remove(id) }
     }
 
     /// Turns an app's broadcast capability off (its requests answer
     /// FeatureNotEnabled, and, as with Apple, all its channels are deleted) or on.
     public func setBroadcastCapability(_ enabled: Bool, bundleID: String) {
-        core.state.withLock { state in
+        core.state.withLockedValue { state in
             if enabled {
                 state.rules.broadcastDisabledBundleIDs.remove(bundleID)
             } else {
@@ -95,7 +95,7 @@ extension APNsSimulator {
     public func devicesReached(byAccepted ids: some Sequence<String>) -> [String: Int] {
         let wanted = Set(ids)
         guard !wanted.isEmpty else { return [:] }
-        return core.state.withLock { state in
+        return core.state.withLockedValue { state in
             var reached: [String: Int] = [:]
             for push in core.newest(state.accepted) where wanted.contains(push.apnsID) { reached[push.apnsID] = 1 }
             for broadcast in state.broadcasts.broadcasts where wanted.contains(broadcast.requestID) {

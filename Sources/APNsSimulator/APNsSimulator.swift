@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP2
 import NIOPosix
@@ -26,7 +27,7 @@ public final class APNsSimulator: Sendable {
     private let serverChannels: [Channel]
     /// A temporary directory the simulator made for itself, removed at shutdown.
     private let temporaryDirectory: URL?
-    private let connections: LockedValue<[ObjectIdentifier: OpenConnection]>
+    private let connections: NIOLockedValueBox<[ObjectIdentifier: OpenConnection]>
 
     /// A live connection, reachable from any thread through its event loop.
     private struct OpenConnection: Sendable {
@@ -44,7 +45,7 @@ public final class APNsSimulator: Sendable {
 
     private init(host: String, port: Int, managementPort: Int, certificateFile: URL, certificateKeyFile: URL,
                  temporaryDirectory: URL?, core: SimulatorCore, serverChannels: [Channel],
-                 connections: LockedValue<[ObjectIdentifier: OpenConnection]>) {
+                 connections: NIOLockedValueBox<[ObjectIdentifier: OpenConnection]>) {
         self.host = host
         self.port = port
         self.managementPort = managementPort
@@ -89,7 +90,7 @@ public final class APNsSimulator: Sendable {
         let sslContext = try NIOSSLContext(configuration: tls)
 
         let core = SimulatorCore(configuration: configuration, logger: logger)
-        let connections = LockedValue<[ObjectIdentifier: OpenConnection]>([:])
+        let connections = NIOLockedValueBox<[ObjectIdentifier: OpenConnection]>([:])
         func bootstrap(_ endpoint: SimulatorEndpoint) -> ServerBootstrap {
             ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .serverChannelOption(.backlog, value: 256)
@@ -103,8 +104,8 @@ public final class APNsSimulator: Sendable {
                         let connection = try configurePipeline(channel, sslContext: sslContext, core: core, endpoint: endpoint)
                         let key = ObjectIdentifier(connection)
                         let open = OpenConnection(channel: channel, connection: NIOLoopBound(connection, eventLoop: channel.eventLoop))
-                        connections.withLock { $0[key] = open }
-                        channel.closeFuture.whenComplete { _ in _ = connections.withLock { $0.removeValue(forKey: key) } }
+                        connections.withLockedValue { $0[key] = open }
+                        channel.closeFuture.whenComplete { _ in _ = connections.withLockedValue { $0.removeValue(forKey: key) } }
                     }
                 }
         }
@@ -193,7 +194,7 @@ public final class APNsSimulator: Sendable {
     /// Trusts provider tokens signed by this key (`kid` = keyID, `iss` = teamID).
     public func registerProviderKey(publicKeyPEM: String, keyID: String, teamID: String) throws(ProviderKeyRegistrationError) {
         let key = try RegisteredProviderKey(publicKeyPEM: publicKeyPEM, keyID: keyID, teamID: teamID)
-        core.state.withLock { $0.rules.providerKeys[keyID] = key }
+        core.state.withLockedValue { $0.rules.providerKeys[keyID] = key }
     }
 
     public func registerProviderKey(_ key: APNsSigningKey) throws(ProviderKeyRegistrationError) {
@@ -203,29 +204,29 @@ public final class APNsSimulator: Sendable {
     // MARK: Records
 
     /// Accepted pushes in arrival order (the newest `recordLimit`).
-    public func accepted() -> [RecordedPush] { core.state.withLock { Array(core.newest($0.accepted)) } }
+    public func accepted() -> [RecordedPush] { core.state.withLockedValue { Array(core.newest($0.accepted)) } }
     /// Refused pushes in arrival order (the newest `recordLimit`), faults included.
-    public func rejected() -> [RejectedPush] { core.state.withLock { Array(core.newest($0.rejected)) } }
-    public var acceptedCount: Int { core.state.withLock { $0.acceptedTotal } }
-    public var rejectedCount: Int { core.state.withLock { $0.rejectedTotal } }
+    public func rejected() -> [RejectedPush] { core.state.withLockedValue { Array(core.newest($0.rejected)) } }
+    public var acceptedCount: Int { core.state.withLockedValue { $0.acceptedTotal } }
+    public var rejectedCount: Int { core.state.withLockedValue { $0.rejectedTotal } }
     /// TLS connections that completed a handshake so far (not cleared by `reset`).
-    public var connectionsAccepted: Int { core.state.withLock { $0.connectionsAccepted } }
+    public var connectionsAccepted: Int { core.state.withLockedValue { $0.connectionsAccepted } }
     /// The most streams in flight at once on any one connection.
-    public var maximumConcurrentStreamsSeen: Int { core.state.withLock { $0.maximumConcurrentStreamsSeen } }
+    public var maximumConcurrentStreamsSeen: Int { core.state.withLockedValue { $0.maximumConcurrentStreamsSeen } }
     /// Connections open right now.
-    public var openConnectionCount: Int { connections.withLock { $0.count } }
+    public var openConnectionCount: Int { connections.withLockedValue { $0.count } }
     /// RST_STREAM frames clients sent, on every connection. A client that finishes its
     /// streams properly sends none: a reset per push is what Rapid Reset defences count.
-    public var clientResets: Int { core.state.withLock { $0.clientResetsTotal } }
+    public var clientResets: Int { core.state.withLockedValue { $0.clientResetsTotal } }
     /// RST_STREAM frames each connection's client sent, by connection number; a
     /// connection that sent none is absent.
-    public var clientResetsByConnection: [Int: Int] { core.state.withLock { $0.clientResetsByConnection } }
+    public var clientResetsByConnection: [Int: Int] { core.state.withLockedValue { $0.clientResetsByConnection } }
 
     // MARK: Faults
 
     /// From now on, pushes to this token get 410 Unregistered with `since` as timestamp.
     public func markUnregistered(deviceToken: String, since: Date) {
-        core.state.withLock { $0.rules.unregisteredTokens[deviceToken.lowercased()] = since }
+        core.state.withLockedValue { $0.rules.unregisteredTokens[deviceToken.lowercased()] = since }
     }
 
     /// Answers the next `count` valid requests (of `kind` only, when given) with
@@ -247,7 +248,7 @@ public final class APNsSimulator: Sendable {
     }
 
     private func updateFaults(of kind: SimulatorRequestKind?, _ change: (inout SimulatorFaults) -> Void) {
-        core.state.withLock { state in
+        core.state.withLockedValue { state in
             if let kind { change(&state.faultsByKind[kind, default: SimulatorFaults()]) } else { change(&state.faults) }
         }
     }
@@ -261,7 +262,7 @@ public final class APNsSimulator: Sendable {
     /// Holds every answer back by `delay` (zero: answer at once).
     public func delayResponses(by delay: Duration) throws(APNsSimulatorError) {
         guard delay >= .zero else { throw .invalidFault("a response delay cannot be negative") }
-        core.state.withLock { $0.faults.delay = delay }
+        core.state.withLockedValue { $0.faults.delay = delay }
     }
 
     /// Sends GOAWAY on every open connection, with `{"reason": …}` as debug data when
@@ -280,7 +281,7 @@ public final class APNsSimulator: Sendable {
     /// Forgets records (broadcasts and what devices received included), faults and
     /// unregistered tokens; keeps registered keys, channels and subscriptions.
     public func reset() {
-        core.state.withLock { state in
+        core.state.withLockedValue { state in
             state.accepted = []
             state.rejected = []
             state.acceptedTotal = 0
@@ -306,7 +307,7 @@ public final class APNsSimulator: Sendable {
             }
         }
         // All at once: each TLS close may wait (up to shutdownTimeout) for the peer's close_notify.
-        let closing = connections.withLock { $0.values.map { $0.channel.close(mode: .all) } }
+        let closing = connections.withLockedValue { $0.values.map { $0.channel.close(mode: .all) } }
         for closed in closing {
             try? await closed.get()
         }
@@ -314,7 +315,7 @@ public final class APNsSimulator: Sendable {
     }
 
     private func forEachConnection(_ action: @escaping @Sendable (SimulatorConnection) -> EventLoopFuture<Void>) async {
-        let open = connections.withLock { Array($0.values) }
+        let open = connections.withLockedValue { Array($0.values) }
         for connection in open {
             let done = connection.channel.eventLoop.flatSubmit { action(connection.connection.value) }
             try? await done.get()

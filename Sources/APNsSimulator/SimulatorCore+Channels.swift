@@ -9,14 +9,14 @@ extension SimulatorCore {
     func respondToChannelRequest(_ request: IncomingPushRequest, connection: inout ConnectionTokenState,
                                  origin: RequestOrigin) -> SimulatorResponse {
         let now = configuration.now()
-        let rules = state.withLock { $0.rules }
+        let rules = state.withLockedValue { $0.rules }
         let verdict = ChannelRequestChecks.verdict(for: request, endpoint: origin.endpoint, rules: rules,
                                                    connection: &connection, now: now)
         let requestID = [request.header("apns-request-id"), request.header("apns-id")]
             .compactMap { $0 }.first(where: PushRequestChecks.isCanonicalUUID) ?? UUID().uuidString.lowercased()
         let kind: SimulatorRequestKind = origin.endpoint == .management ? .channelManagement : .broadcast
 
-        return state.withLock { state in
+        return state.withLockedValue { state in
             var rejection: PushRejection
             var injected = false
             switch verdict {
@@ -74,7 +74,7 @@ enum SimulatorDeviceAPI {
             guard let body = try? JSONValue.parse(request.body), case .string(let device)? = body["device"], !device.isEmpty,
                   case .string(let channel)? = body["channel"]
             else { return error(400, "BadRequestPayload", "expected {\"device\": \"…\", \"channel\": \"…\"}") }
-            let result: Result<[DeviceDelivery], PushRejection> = core.state.withLock { state in
+            let result: Result<[DeviceDelivery], PushRejection> = core.state.withLockedValue { state in
                 Result(catching: { () throws(PushRejection) -> [DeviceDelivery] in
                     try state.broadcasts.subscribe(device, to: BroadcastChannelID(channel), bundleID: nil, now: now)
                 })
@@ -87,7 +87,7 @@ enum SimulatorDeviceAPI {
             guard let body = try? JSONValue.parse(request.body), case .bool(let online)? = body["online"] else {
                 return error(400, "BadRequestPayload", "expected {\"online\": true|false}")
             }
-            let stored = core.state.withLock { $0.broadcasts.setOnline(parts[1], online, now: now) }
+            let stored = core.state.withLockedValue { $0.broadcasts.setOnline(parts[1], online, now: now) }
             return json(200, #"{"fromStorage":\#(stored.count)}"#)
         case ("GET", 3, "devices") where parts[2] == "deliveries":
             let deliveries = core.deliveries(to: parts[1])
@@ -123,7 +123,7 @@ extension SimulatorCore {
     /// broadcasts on the channels it listens on.
     func deliveries(to device: String) -> [DeviceDelivery] {
         let key = ChannelRegistry.deviceKey(device)
-        return state.withLock { state in
+        return state.withLockedValue { state in
             let direct = newest(state.accepted).filter { $0.deviceToken.lowercased() == key }.map { push in
                 DeviceDelivery(route: .deviceToken, payload: push.payload, priority: push.priority, requestID: push.apnsID,
                                sequence: push.sequence, deliveredAt: push.receivedAt, fromStorage: false)

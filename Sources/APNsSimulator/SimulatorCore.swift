@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import Vocabulary
 
 /// What one stream is answered.
@@ -46,34 +47,34 @@ final class SimulatorCore: Sendable {
     }
 
     let configuration: APNsSimulatorConfiguration
-    let state: LockedValue<State>
+    let state: NIOLockedValueBox<State>
     let logger: Logger
 
     init(configuration: APNsSimulatorConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
-        state = LockedValue(State(rules: PushRequestRules(bundleIDs: configuration.bundleIDs),
+        state = NIOLockedValueBox(State(rules: PushRequestRules(bundleIDs: configuration.bundleIDs),
                                   broadcasts: ChannelRegistry(limitPerApp: configuration.channelLimitPerApp,
                                                               recordLimit: configuration.recordLimit)))
     }
 
     /// A number for a connection whose TLS handshake just completed.
     func connectionOpened() -> Int {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.connectionsAccepted += 1
             return state.connectionsAccepted
         }
     }
 
     func clientResetReceived(connection number: Int) {
-        state.withLock { state in
+        state.withLockedValue { state in
             state.clientResetsTotal += 1
             state.clientResetsByConnection[number, default: 0] += 1
         }
     }
 
     func streamsInFlight(_ count: Int) {
-        state.withLock { $0.maximumConcurrentStreamsSeen = max($0.maximumConcurrentStreamsSeen, count) }
+        state.withLockedValue { $0.maximumConcurrentStreamsSeen = max($0.maximumConcurrentStreamsSeen, count) }
     }
 
     func respond(to request: IncomingPushRequest, connection: inout ConnectionTokenState, origin: RequestOrigin) -> SimulatorResponse {
@@ -82,12 +83,12 @@ final class SimulatorCore: Sendable {
         }
         if request.path.hasPrefix(SimulatorDeviceAPI.prefix) { return SimulatorDeviceAPI.respond(to: request, core: self) }
         let now = configuration.now()
-        let rules = state.withLock { $0.rules }
+        let rules = state.withLockedValue { $0.rules }
         let verdict = PushRequestChecks.verdict(for: request, rules: rules, connection: &connection, now: now)
         let apnsID = request.header("apns-id").flatMap { PushRequestChecks.isCanonicalUUID($0) ? $0 : nil }
             ?? UUID().uuidString.lowercased()
 
-        return state.withLock { state in
+        return state.withLockedValue { state in
             var outcome: PushRejection?
             var injected = false
             switch verdict {

@@ -81,6 +81,9 @@ struct APIError: Error, HTTPResponseError, CustomStringConvertible {
         case .invalid: self.init(.badRequest, "invalidInput", error.description)
         // Nothing the client sent can fix this; the details are for the log, not the client.
         case .corrupt: self.init(.internalServerError, "internal", "stored data could not be read")
+        case .unavailable(let reason):
+            self.init(.serviceUnavailable, "unavailable", reason + "; ask again shortly")
+            headers[.retryAfter] = "5"
         }
     }
 

@@ -57,16 +57,33 @@ public enum StoreChoice: Sendable, Hashable, CustomStringConvertible {
         do {
             switch self {
             case .sqlite(let path):
+                if asNode, let reason = Self.unwritable(path) {
+                    throw InvalidConfiguration(problems: [ConfigurationProblem(setting: setting, message: "cannot write '\(path)': \(reason)")])
+                }
                 return try SQLiteStore(path: path)
             case .postgres(let url, let node, let lease):
                 return try await PostgresStore.open(try PostgresLocation(url: url), node: node ?? UUID().uuidString.lowercased(),
                                                     lease: lease, asNode: asNode, logger: logger)
             }
+        } catch let error as InvalidConfiguration {
+            throw error
         } catch let error as PostgresStoreError {
             throw InvalidConfiguration(problems: [ConfigurationProblem(setting: setting, message: error.description)])
         } catch {
             throw InvalidConfiguration(problems: [ConfigurationProblem(setting: setting, message: "cannot open '\(self)': \(error)")])
         }
+    }
+
+    /// Why a server could not write the SQLite file (or, for a new one, create it
+    /// and its WAL beside it), or nil: a read-only file or filesystem is refused at
+    /// start rather than at the first write.
+    static func unwritable(_ path: String) -> String? {
+        let folder = (path as NSString).deletingLastPathComponent
+        for (name, target) in [(path, path), ("its folder", folder.isEmpty ? "." : folder)] {
+            guard FileManager.default.fileExists(atPath: target) else { continue }
+            if access(target, W_OK) != 0 { return "\(name == path ? "the file" : name) is read-only (\(String(cString: strerror(errno))))" }
+        }
+        return nil
     }
 
     /// Lets go of a store `open` opened: a PostgreSQL node says it stopped (its

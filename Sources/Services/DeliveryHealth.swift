@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import Store
 
 /// Whether pushes reach APNs now, as the dispatcher last saw it. The app shows its
@@ -14,7 +15,7 @@ public final class DeliveryHealth: @unchecked Sendable {
         case unavailable
     }
 
-    private let lock = NSLock()
+    private let lock = NIOLock()
     private var current = Status.available
     private var changedAt: Date
 

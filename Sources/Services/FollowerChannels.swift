@@ -2,6 +2,7 @@ import APNs
 import Foundation
 import Logging
 import Metrics
+import NIOConcurrencyHelpers
 import Store
 import Vocabulary
 
@@ -18,7 +19,7 @@ public final class FollowerChannels: @unchecked Sendable {
     private let now: @Sendable () -> Date
     private let metrics: any MetricsFactory
     private let logger = Logger(label: "rangers.follower-channels")
-    private let lock = NSLock()
+    private let lock = NIOLock()
     private var sender: (any BroadcastChannelSender)?
 
     public init(store: any FollowerStore, now: @escaping @Sendable () -> Date, metrics: any MetricsFactory) {

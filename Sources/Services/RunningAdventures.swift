@@ -1,6 +1,7 @@
 import Catalog
 import Foundation
 import Game
+import NIOConcurrencyHelpers
 import PushPolicy
 import Store
 import Vocabulary
@@ -12,14 +13,14 @@ import Vocabulary
 ///
 /// The store stays the truth: a due adventure whose stored `lastTick` is not the
 /// one held here (a restart, a tick stored by someone else, a refused commit) is
-/// read again in full. A lock rather than `Mutex`: the package still targets macOS 14.
+/// read again in full.
 final class RunningAdventures: @unchecked Sendable {
     private struct Entry {
         var adventure: StoredAdventure
         var ledgers: [ActivityID: BudgetLedger]
     }
 
-    private let lock = NSLock()
+    private let lock = NIOLock()
     private var entries: [AdventureID: Entry] = [:]
     private var pipelines: [AdventureID: TickPipeline] = [:]
     private var failures: [AdventureID: String] = [:]
@@ -127,7 +128,7 @@ final class RunningAdventures: @unchecked Sendable {
 
 /// How many adventures this node's ticker holds, for `/healthz`.
 public final class AdventuresHeld: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = NIOLock()
     private var value = 0
 
     public init() {}

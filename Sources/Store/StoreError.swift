@@ -12,6 +12,10 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
     case invalid(String)
     /// 500: a stored value no longer decodes; nothing was changed.
     case corrupt(String)
+    /// 503: the database cannot do it now (its disk is full or failing, its file
+    /// cannot be written, it is busy past its wait); nothing was changed, and the
+    /// same request may succeed later.
+    case unavailable(String)
 
     public var description: String {
         switch self {
@@ -20,6 +24,7 @@ public enum StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         case .forbidden(let message): message
         case .invalid(let message): message
         case .corrupt(let message): "stored data unreadable: \(message)"
+        case .unavailable(let message): message
         }
     }
 }

@@ -5,8 +5,8 @@ extension PostgresStore: StoreActivityReporting {
     /// The cluster's WAL position in bytes, and the statements of this database
     /// counted by `pg_stat_statements` when the server loads it (nil otherwise).
     public func activity() async throws -> StoreActivity {
-        let wal = try await client.query("SELECT (pg_current_wal_lsn() - '0/0')::bigint", logger: logger).decodeOne(Int64.self)
-        let installed = try await client.query(
+        let wal = try await query("SELECT (pg_current_wal_lsn() - '0/0')::bigint", logger: logger).decodeOne(Int64.self)
+        let installed = try await query(
             "SELECT count(*) FROM pg_extension WHERE extname = 'pg_stat_statements'", logger: logger).decodeOne(Int.self)
         guard installed > 0 else { return StoreActivity(logBytesWritten: wal, statements: nil) }
         let statements = try? await client.query("""

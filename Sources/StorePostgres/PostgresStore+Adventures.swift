@@ -142,7 +142,7 @@ extension PostgresStore {
     private func adventures(where condition: StaticString, binding value: String?) async throws -> [StoredAdventure] {
         var query = PostgresQuery(unsafeSQL: "SELECT \(Self.adventureColumns) FROM adventure WHERE \(condition)")
         if let value { query.binds.append(value, context: .default) }
-        return try await client.query(query, logger: logger).decodeAll(AdventureColumns.self).map(Self.adventure)
+        return try await self.query(query, logger: logger).decodeAll(AdventureColumns.self).map(Self.adventure)
     }
 
     typealias AdventureColumns = (String, String, String, String, String, String, Int, Int, Int, Int, String, Int, Int?, Int?, String?)

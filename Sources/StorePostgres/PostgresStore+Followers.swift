@@ -300,7 +300,7 @@ extension PostgresStore {
     }
 
     public func channelNotCreated(_ creation: ChannelCreation, retryAt: Date, reason: String, at now: Date) async throws {
-        let changed = try await client.query("""
+        let changed = try await query("""
             UPDATE follower_channel SET state = 'wanted', claimed_by = NULL, next_attempt_at = \(retryAt), note = \(reason)
             WHERE id = \(creation.channel.rawValue) AND state = 'creating' AND claimed_by = \(node) AND attempt = \(creation.attempt)
             RETURNING id
@@ -332,7 +332,7 @@ extension PostgresStore {
     }
 
     public func channelDeleted(_ channel: FollowerChannelID, note: String, at now: Date) async throws {
-        try await client.query("""
+        try await query("""
             UPDATE follower_channel SET state = 'deleted', claimed_by = NULL, deleted_at = \(now), note = \(note)
             WHERE id = \(channel.rawValue) AND state = 'open'
             """, logger: logger)

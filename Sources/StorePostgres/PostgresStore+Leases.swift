@@ -9,7 +9,7 @@ import Vocabulary
 // row locks and the fenced tick update are the coordination.
 extension PostgresStore {
     public func liveNodes() async throws -> Int {
-        try await client.query("SELECT COUNT(*) FROM node WHERE alive_until > now()", logger: logger).decodeOne(Int.self)
+        try await query("SELECT COUNT(*) FROM node WHERE alive_until > now()", logger: logger).decodeOne(Int.self)
     }
 
     /// Renews, in one statement, the leases that are past half their time (a tick
@@ -40,7 +40,7 @@ extension PostgresStore {
     }
 
     public func releaseLeases() async throws {
-        try await client.query("""
+        try await query("""
             UPDATE adventure SET lease_holder = NULL, lease_until = NULL WHERE lease_holder = \(node)
             """, logger: logger)
     }

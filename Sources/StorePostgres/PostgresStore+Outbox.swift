@@ -21,7 +21,7 @@ extension PostgresStore {
     /// (the heartbeat is renewed every third of `lease`), so its claims go back.
     /// A live node's claims are never taken, however old.
     public func recoverInterruptedSends() async throws -> Int {
-        try await client.query("""
+        try await query("""
             UPDATE outbox SET state = 'pending', outcome = \(QueuedPushRules.interruptedReason), claimed_by = NULL
             WHERE state = 'sending' AND NOT EXISTS (
                 SELECT 1 FROM node WHERE node.id = outbox.claimed_by AND node.alive_until > now())
@@ -30,13 +30,13 @@ extension PostgresStore {
     }
 
     public func pendingOutboxCount() async throws -> Int {
-        try await client.query("""
+        try await query("""
             SELECT (SELECT COUNT(*) FROM outbox WHERE state = 'pending') + (SELECT COUNT(*) FROM outbox WHERE state = 'sending')
             """, logger: logger).decodeOne(Int.self)
     }
 
     public func nextOutboxAttemptAt() async throws -> Date? {
-        try await client.query("SELECT MIN(next_attempt_at) FROM outbox WHERE state = 'pending'", logger: logger)
+        try await query("SELECT MIN(next_attempt_at) FROM outbox WHERE state = 'pending'", logger: logger)
             .decodeFirst(Date?.self) ?? nil
     }
 

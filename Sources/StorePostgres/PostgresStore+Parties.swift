@@ -105,7 +105,7 @@ extension PostgresStore {
     }
 
     public func membership(of player: PlayerID, in party: PartyID) async throws -> PartyMembership? {
-        try await client.query("""
+        try await query("""
             SELECT hero_id, joined_at FROM membership WHERE party = \(party.rawValue) AND player = \(player.rawValue)
             """, logger: logger).decodeFirst((String, Date).self).map {
             PartyMembership(party: party, player: player, hero: HeroID($0.0), joinedAt: $0.1)

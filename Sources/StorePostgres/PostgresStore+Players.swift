@@ -21,7 +21,7 @@ extension PostgresStore {
 
     public func player(authenticatedBy apiKey: String) async throws -> Player? {
         guard let presented = APIKey.hash(ofPresented: apiKey) else { return nil }
-        let row = try await client.query("""
+        let row = try await query("""
             SELECT id, name, api_key_hash, created_at FROM player WHERE api_key_hash = \(presented)
             """, logger: logger).decodeFirst((String, String, Data, Date).self)
         // The lookup already matched; comparing again in constant time guards

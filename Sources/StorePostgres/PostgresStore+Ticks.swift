@@ -53,14 +53,14 @@ extension PostgresStore {
     }
 
     public func postponeTicks(of adventure: AdventureID, until second: Int) async throws {
-        try await client.query("""
+        try await query("""
             UPDATE adventure SET next_tick_at = \(second)
             WHERE id = \(adventure.rawValue) AND status = 'running' AND next_tick_at < \(second)
             """, logger: logger)
     }
 
     public func nextTickDue() async throws -> Date? {
-        try await client.query("""
+        try await query("""
             SELECT next_tick_at, tick_phase FROM adventure WHERE status = 'running' ORDER BY next_tick_at, tick_phase LIMIT 1
             """, logger: logger).decodeFirst((Int, Int).self).map { TickSchedule.dueInstant(second: $0.0, phase: $0.1) }
     }

@@ -91,7 +91,7 @@ extension PostgresStore {
 
     public func pushToStartDevices(of roster: [PartyMember]) async throws -> [PushToStartDevice] {
         let players = roster.map(\.player.rawValue)
-        let devices = try await client.query("""
+        let devices = try await query("""
             SELECT id, player, locale FROM device WHERE player = ANY(\(players)) AND push_to_start_token IS NOT NULL
             AND push_to_start_token_invalid_at IS NULL ORDER BY id
             """, logger: logger).decodeAll((String, String, String).self)

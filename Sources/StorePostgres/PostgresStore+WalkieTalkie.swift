@@ -109,7 +109,7 @@ extension PostgresStore {
     }
 
     public func deleteAudio(recordedBefore cutoff: Date, at now: Date) async throws -> Int {
-        try await client.query("""
+        try await query("""
             UPDATE transmission SET audio = NULL, audio_deleted_at = \(now) WHERE audio IS NOT NULL AND created_at < \(cutoff)
             RETURNING id
             """, logger: logger).decodeAll(String.self).count

@@ -96,7 +96,7 @@ public final class PostgresStore: RangersStore {
         await beating.stop()
         do {
             try await releaseLeases()
-            try await client.query("""
+            try await query("""
                 UPDATE node SET alive_until = now(), stopped_at = now() WHERE id = \(node)
                 """, logger: logger)
         } catch {
@@ -112,7 +112,7 @@ public final class PostgresStore: RangersStore {
     /// node compares against the same one.
     func beat() async throws {
         let started = ContinuousClock.now
-        try await client.query("""
+        try await query("""
             INSERT INTO node (id, started_at, alive_until) VALUES (\(node), now(), now() + make_interval(secs => \(leaseSeconds)))
             ON CONFLICT (id) DO UPDATE SET alive_until = excluded.alive_until, stopped_at = NULL
             """, logger: logger)
@@ -199,6 +199,14 @@ public final class PostgresStore: RangersStore {
     /// What went wrong, in words that hold no credentials: the server's message,
     /// or the network's error.
     static func reason(of error: any Error) -> String {
+        if let failure = error as? PostgresFailure { return failure.description }
+        if let error = error as? PostgresTransactionError {
+            guard let inner = error.closureError ?? error.rollbackError ?? error.beginError ?? error.commitError else {
+                return "a transaction failed"
+            }
+            return reason(of: inner)
+        }
+        // PSQLError's own description hides everything, its reflection shows the statement's values: neither.
         guard let error = error as? PSQLError else { return "\(error)" }
         if let message = error.serverInfo?[.message] {
             return message + (error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? "")
@@ -241,7 +249,7 @@ public final class PostgresStore: RangersStore {
     /// The migrations this database has run, in the order they were applied.
     public func appliedMigrations() async throws -> [String] {
         var names: [String] = []
-        for try await name in try await client.query("SELECT name FROM schema_migration ORDER BY applied_at, name",
+        for try await name in try await query("SELECT name FROM schema_migration ORDER BY applied_at, name",
                                                      logger: logger).decode(String.self) {
             names.append(name)
         }
@@ -253,30 +261,43 @@ public final class PostgresStore: RangersStore {
     /// Runs `body` in one transaction. A constraint the schema enforces comes back
     /// as the `StoreError` the API answers with a 4xx; the transaction was rolled
     /// back whole.
-    func transaction<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+    func transaction<T>(operation: String = #function, _ body: (PostgresConnection) async throws -> T) async throws -> T {
         do {
             return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
         } catch let error as PostgresTransactionError {
-            throw Self.translated(error.closureError ?? error.rollbackError ?? error.beginError ?? error.commitError ?? error)
+            throw Self.translated(error.closureError ?? error.rollbackError ?? error.beginError ?? error.commitError ?? error,
+                                  operation: operation)
         } catch {
-            throw Self.translated(error)
+            throw Self.translated(error, operation: operation)
         }
     }
 
-    static func translated(_ error: any Error) -> any Error {
-        guard let error = error as? PSQLError, let state = error.serverInfo?[.sqlState] else { return error }
+    /// One statement outside a transaction, its failure translated as a transaction's.
+    @discardableResult
+    func query(_ query: PostgresQuery, logger: Logger, operation: String = #function) async throws -> PostgresRowSequence {
+        do {
+            return try await client.query(query, logger: logger)
+        } catch {
+            throw Self.translated(error, operation: operation)
+        }
+    }
+
+    /// A constraint the schema enforces is the refusal it stands for; any other
+    /// PostgreSQL error becomes a `PostgresFailure` naming the operation.
+    static func translated(_ error: any Error, operation: String) -> any Error {
+        guard let error = error as? PSQLError else { return error }
         let message = error.serverInfo?[.message]
-        switch state {
+        switch error.serverInfo?[.sqlState] {
         case "23505", "23503": return StoreError.refusedBySchema(message, malformed: false)
         case "23514", "23502": return StoreError.refusedBySchema(message, malformed: true)
-        default: return error
+        default: return PostgresFailure(operation: operation, error)
         }
     }
 }
 
 /// A background task that can be started once and stopped from anywhere.
 final class LockedTask: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = NIOLock()
     private var task: Task<Void, Never>?
 
     func start(_ body: @escaping @Sendable () async -> Void) {
@@ -287,5 +308,34 @@ final class LockedTask: @unchecked Sendable {
         let running = lock.withLock { () -> Task<Void, Never>? in defer { task = nil }; return task }
         running?.cancel()
         await running?.value
+    }
+}
+
+/// A PostgreSQL error as the log should show it: the store operation that failed,
+/// the SQLSTATE and the server's message (a deadlock, a lost connection, a
+/// read-only standby are told apart), never a statement's parameters. The
+/// server's message is left out for data exceptions (SQLSTATE class 22), whose
+/// messages quote the value at fault.
+public struct PostgresFailure: Error, CustomStringConvertible {
+    public let operation: String
+    public let sqlState: String?
+    public let message: String
+
+    init(operation: String, _ error: PSQLError) {
+        self.operation = operation
+        sqlState = error.serverInfo?[.sqlState]
+        if let sqlState, sqlState.hasPrefix("22") {
+            message = "a value was refused (data exception)"
+        } else if let text = error.serverInfo?[.message] {
+            message = text
+        } else if let underlying = error.underlying {
+            message = "\(underlying)"
+        } else {
+            message = "\(error.code)"
+        }
+    }
+
+    public var description: String {
+        "\(operation) failed: " + (sqlState.map { "SQLSTATE \($0): " } ?? "") + message
     }
 }

@@ -126,6 +126,16 @@ public final class SQLiteStore: RangersStore {
             }
         case is DecodingError:
             return StoreError.corrupt(String(describing: error))
+        case let error as DatabaseError:
+            // What the file and its disk say now, not what the request asked: worth asking again later.
+            switch error.resultCode {
+            case .SQLITE_FULL: return StoreError.unavailable("the database's disk is full; nothing was written")
+            case .SQLITE_IOERR: return StoreError.unavailable("the database's disk failed to read or write; nothing was written")
+            case .SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_PERM:
+                return StoreError.unavailable("the database file cannot be written; nothing was written")
+            case .SQLITE_BUSY, .SQLITE_LOCKED: return StoreError.unavailable("the database is busy; nothing was written")
+            default: return error
+            }
         default:
             return error
         }

@@ -2,6 +2,7 @@ import APNs
 import APNsSimulator
 import ArgumentParser
 import Foundation
+import NIOConcurrencyHelpers
 import Vocabulary
 
 /// `rangers apns-sim`: a local APNs for `rangers push` and the server to talk to.
@@ -136,7 +137,7 @@ struct APNsSimCommand: AsyncParsableCommand {
 }
 
 private final class LockedFlag: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = NIOLock()
     private var isSet = false
 
     /// True only for the first caller.

@@ -5,6 +5,7 @@ import ArgumentParser
 import Foundation
 import Game
 import Logging
+import NIOConcurrencyHelpers
 import Server
 import ServiceLifecycle
 import Services
@@ -119,7 +120,7 @@ struct FastClock: Sendable {
 
 /// The port the server reports once it listens.
 final class PortBox: @unchecked Sendable {
-    private let lock = NSLock()
+    private let lock = NIOLock()
     private var port: Int?
 
     func set(_ port: Int) { lock.withLock { self.port = port } }

@@ -44,6 +44,37 @@ struct ClusterTests {
         }
     }
 
+    /// Waits until every adventure has ended and every push is settled, then checks each
+    /// was played as an uninterrupted run would have been, each tick stored once
+    /// (`tick_log`'s key is the adventure and the tick) and none missing. `expiring`:
+    /// routine pushes may have expired while they could not be sent. Returns the reader it used.
+    @discardableResult
+    func expectEachPlayedToItsEnd(_ ids: [String], on cluster: Cluster, expiring: Bool = false,
+                                  sourceLocation: SourceLocation = #_sourceLocation) async throws -> any RangersStore {
+        // A reader, not a node: it must not count in the nodes' fair shares.
+        let store = try await cluster.database.open(asNode: false)
+        try await cluster.api.waitFor("every adventure's end and every push settled", within: .seconds(90)) {
+            for id in ids {
+                guard try await store.adventure(AdventureID(id)).status != .running else { return false }
+                if try await store.outbox(of: AdventureID(id)).contains(where: { $0.state == .pending || $0.state == .sending }) {
+                    return false
+                }
+            }
+            return true
+        }
+        for id in ids {
+            try await AdventureChecks.expectPlayedAsIfUninterrupted(AdventureID(id), in: store, expiring: expiring,
+                                                                  sourceLocation: sourceLocation)
+        }
+        let log = try await cluster.tickLog()
+        for id in ids {
+            let ticks = log.filter { $0.adventure == id }.map(\.tick)
+            let lastTick = try await store.adventure(AdventureID(id)).lastTick
+            #expect(ticks == Array(1...lastTick), "\(id): \(ticks) to \(lastTick)", sourceLocation: sourceLocation)
+        }
+        return store
+    }
+
     @Test func aNodeKilledMidAdventureLosesNothingAndItsAdventuresGoOnElsewhere() async throws {
         try await withCluster(nodes: 3, leaseSeconds: 3) { cluster in
             for node in cluster.nodes {
@@ -70,26 +101,8 @@ struct ClusterTests {
             let throughNginx = try #require(moved.first)
             try await AdventureChecks.usePotion(throughNginx, hero: .spouty, key: keysOf[throughNginx]![2], through: cluster.api)
 
-            // A reader, not a node: it must not count in the nodes' fair shares.
-            let store = try await cluster.database.open(asNode: false)
-            try await cluster.api.waitFor("every adventure's end and every push settled", within: .seconds(90)) {
-                for id in ids {
-                    guard try await store.adventure(AdventureID(id)).status != .running else { return false }
-                    if try await store.outbox(of: AdventureID(id)).contains(where: { $0.state == .pending || $0.state == .sending }) {
-                        return false
-                    }
-                }
-                return true
-            }
-
-            for id in ids { try await AdventureChecks.expectPlayedAsIfUninterrupted(AdventureID(id), in: store) }
-            // Each tick stored once (`tick_log`'s key is the adventure and the tick), none missing.
+            let store = try await expectEachPlayedToItsEnd(ids, on: cluster)
             let log = try await cluster.tickLog()
-            for id in ids {
-                let ticks = log.filter { $0.adventure == id }.map(\.tick)
-                let lastTick = try await store.adventure(AdventureID(id)).lastTick
-                #expect(ticks == Array(1...lastTick), "\(id): \(ticks) to \(lastTick)")
-            }
             // Taken over within the lease plus one tick interval (and half a second for
             // the pass that takes it and the commit).
             for id in moved {

@@ -53,24 +53,8 @@ extension ClusterTests {
             print("outage: answers while away \(Dictionary(grouping: answers) { $0 }.mapValues(\.count)); "
                   + "both nodes ready \(ContinuousClock.now - restarted) after the restart")
 
-            let store = try await cluster.database.open(asNode: false)
-            try await cluster.api.waitFor("every adventure's end and every push settled", within: .seconds(90)) {
-                for id in ids {
-                    guard try await store.adventure(AdventureID(id)).status != .running else { return false }
-                    if try await store.outbox(of: AdventureID(id)).contains(where: { $0.state == .pending || $0.state == .sending }) {
-                        return false
-                    }
-                }
-                return true
-            }
             // Pushes claimed before the crash were sent or superseded; routine ones queued may expire meanwhile.
-            for id in ids { try await AdventureChecks.expectPlayedAsIfUninterrupted(AdventureID(id), in: store, expiring: true) }
-            let log = try await cluster.tickLog()
-            for id in ids {
-                let ticks = log.filter { $0.adventure == id }.map(\.tick)
-                let lastTick = try await store.adventure(AdventureID(id)).lastTick
-                #expect(ticks == Array(1...lastTick), "\(id): each tick stored once, none missing: \(ticks) to \(lastTick)")
-            }
+            try await expectEachPlayedToItsEnd(ids, on: cluster, expiring: true)
             for node in cluster.nodes { #expect(node.process.process.isRunning, "\(node.id) stayed up") }
         }
     }

@@ -32,7 +32,8 @@ struct TestServer {
     var databasePath: String { configuration.databasePath }
 
     /// On PostgreSQL, the store is closed when the test ends if its suite has `.closesStores`.
-    init(engine: StoreEngine = .sqlite, apns: APNsEndpointKind = .simulator,
+    /// `databasePath`: a SQLite file of the test's choosing (on a small filesystem, say).
+    init(engine: StoreEngine = .sqlite, apns: APNsEndpointKind = .simulator, databasePath: String? = nil,
          maximumRequestBodyBytes: Int = ServerConfiguration.defaultMaximumRequestBodyBytes,
          followers: FollowerSettings = FollowerSettings(), liveLinkSecret: String? = nil,
          now: @escaping @Sendable () -> Date = { TestServer.startTime }) async throws {
@@ -41,7 +42,8 @@ struct TestServer {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let databaseURL = engine == .postgres ? try await PostgresTestServer.shared.freshDatabaseURL() : nil
         configuration = ServerConfiguration(
-            gameMasterKey: Self.gameMasterKey, apns: apns, databasePath: directory.appendingPathComponent("rangers.sqlite").path,
+            gameMasterKey: Self.gameMasterKey, apns: apns,
+            databasePath: databasePath ?? directory.appendingPathComponent("rangers.sqlite").path,
             databaseURL: databaseURL,
             port: 0, contentDirectory: Self.contentDirectory, bundleID: Self.bundleID,
             maximumRequestBodyBytes: maximumRequestBodyBytes, followers: followers, liveLinkSecret: liveLinkSecret)
