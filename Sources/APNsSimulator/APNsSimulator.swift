@@ -95,7 +95,10 @@ public final class APNsSimulator: Sendable {
             ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .serverChannelOption(.backlog, value: 256)
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                // TCP_NODELAY is a TCP option: as a socket option (SOL_SOCKET) its number is
+                // SO_DEBUG's, which only root may set, and every connection to a simulator
+                // run by any other user was closed as soon as it was accepted.
+                .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         let connection = try configurePipeline(channel, sslContext: sslContext, core: core, endpoint: endpoint)
