@@ -46,20 +46,21 @@ public struct AbuseLimits: Hashable, Sendable {
     }
 }
 
-/// Sign-ups and failed authentications limited per client address, counted in
-/// the store so the limits hold over every node of a cluster: past the limit a
-/// sign-up, or any request with a key from an address whose wrong keys passed
-/// it, is answered 429 with `Retry-After` until the minute is over, without
-/// looking at the key. A node learns of an address over the limit at its first
-/// wrong key from there (and keeps it until the minute ends), so a cluster of N
-/// nodes takes at most N more guesses a minute from it than the limit.
+/// Sign-ups and failed authentications limited per client address. Sign-ups
+/// are counted in the store when they succeed, so the limit holds over every node
+/// of a cluster; past it a sign-up is answered 429 with `Retry-After` until the
+/// minute is over. Wrong keys are counted by each node in memory (a refused
+/// request writes nothing); past the limit any request with a key from that
+/// address is answered 429 until the minute ends, without the key being looked
+/// at, so a cluster of N nodes takes at most N times the limit a minute from one
+/// address, however its requests are spread.
 struct AbuseLimitMiddleware: RouterMiddleware {
     typealias Context = RangersRequestContext
     let limits: AbuseLimits
     let store: any AttemptStore
     let now: @Sendable () -> Date
-    /// Addresses refused on this node, until when.
-    private let refused = NIOLockedValueBox<[String: Date]>([:])
+    /// Wrong keys per address on this node: the window they fall in and how many.
+    private let wrongKeys = NIOLockedValueBox<[String: (window: Int, count: Int)]>([:])
 
     init(limits: AbuseLimits, store: any AttemptStore, now: @escaping @Sendable () -> Date) {
         self.limits = limits
@@ -70,26 +71,32 @@ struct AbuseLimitMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let client = limits.clientAddress(peer: context.peerAddress, forwardedFor: request.headers[.xForwardedFor])
         if request.method == .post, request.uri.path == "/v1/players" {
-            let count = try await store.countAttempt("signup|" + client, window: AbuseLimits.window, at: now())
-            guard count <= limits.signUpsPerMinute else {
+            let key = "signup|" + client
+            guard try await store.attempts(key, window: AbuseLimits.window, at: now()) < limits.signUpsPerMinute else {
                 throw tooMany("sign-ups from your address: at most \(limits.signUpsPerMinute) a minute")
             }
+            let response = try await next(request, context)
+            if response.status == .created { _ = try await store.countAttempt(key, window: AbuseLimits.window, at: now()) }
+            return response
         }
         guard request.headers[.authorization] != nil else { return try await next(request, context) }
-        if let until = refused.withLockedValue({ $0[client] }), until > now() {
+        let window = AbuseLimits.window.start(of: now())
+        guard wrongKeys(of: client, in: window) < limits.failedAuthenticationsPerMinute else {
             throw tooMany("wrong keys from your address: at most \(limits.failedAuthenticationsPerMinute) a minute")
         }
         do {
             return try await next(request, context)
         } catch let error as APIError where error.status == .unauthorized {
-            let count = try await store.countAttempt("auth|" + client, window: AbuseLimits.window, at: now())
-            guard count <= limits.failedAuthenticationsPerMinute else {
-                let until = Date(timeIntervalSince1970: TimeInterval(AbuseLimits.window.start(of: now()) + AbuseLimits.window.seconds))
-                refused.withLockedValue { $0 = $0.filter { $0.value > now() }; $0[client] = until }
-                throw tooMany("wrong keys from your address: at most \(limits.failedAuthenticationsPerMinute) a minute")
+            wrongKeys.withLockedValue { counts in
+                counts = counts.filter { $0.value.window == window }
+                counts[client, default: (window, 0)].count += 1
             }
             throw error
         }
+    }
+
+    private func wrongKeys(of client: String, in window: Int) -> Int {
+        wrongKeys.withLockedValue { counts in counts[client].flatMap { $0.window == window ? $0.count : nil } ?? 0 }
     }
 
     private func tooMany(_ what: String) -> APIError {

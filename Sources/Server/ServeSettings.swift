@@ -90,7 +90,7 @@ public enum ServeSettings {
     public static let failedAuthenticationsPerMinute = ServeSetting(
         name: "limits.failedAuthenticationsPerMinute", flag: nil, variable: "RANGERS_FAILED_AUTH_PER_MINUTE",
         shownDefault: "`\(defaultFailedAuthenticationsPerMinute)`",
-        meaning: "wrong keys one client address may try a minute, over every node; past it every request with a key "
+        meaning: "wrong keys one client address may try a minute on each node; past it every request with a key "
             + "from there gets 429 with `Retry-After` until the minute ends")
     public static let trustedProxies = ServeSetting(
         name: "limits.trustedProxies", flag: nil, variable: "RANGERS_TRUSTED_PROXIES", shownDefault: "none",

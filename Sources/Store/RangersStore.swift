@@ -21,13 +21,15 @@ public protocol RangersStore: PlayerStore, PartyStore, TokenStore, AdventureStor
     func appliedMigrations() async throws -> [String]
 }
 
-/// Attempts counted per key (a client address and what it tried) in fixed windows,
+/// Attempts counted per key (a client address and what it did) in fixed windows,
 /// over every node sharing the store: the limits against abuse hold cluster-wide.
 public protocol AttemptStore: Sendable {
     /// Counts one more attempt for `key` in the window `AttemptWindow` puts `now`
     /// in, and returns how many there are in it now, this one included. Atomic
     /// whatever counts at the same moment, on any node.
     func countAttempt(_ key: String, window: AttemptWindow, at now: Date) async throws -> Int
+    /// How many attempts `key` has in the window `now` falls in; nothing written.
+    func attempts(_ key: String, window: AttemptWindow, at now: Date) async throws -> Int
 }
 
 /// The processes that share the store.

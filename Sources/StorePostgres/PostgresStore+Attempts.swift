@@ -14,4 +14,10 @@ extension PostgresStore {
             RETURNING count
             """, logger: logger).decodeOne(Int.self)
     }
+
+    public func attempts(_ key: String, window: AttemptWindow, at now: Date) async throws -> Int {
+        let start = window.start(of: now)
+        return try await query("SELECT count FROM attempt WHERE key = \(key) AND window_start = \(start)", logger: logger)
+            .decodeFirst(Int.self) ?? 0
+    }
 }

@@ -15,4 +15,11 @@ extension SQLiteStore {
                 """, arguments: [key, start]) ?? 1
         }
     }
+
+    public func attempts(_ key: String, window: AttemptWindow, at now: Date) async throws -> Int {
+        let start = window.start(of: now)
+        return try await read { db in
+            try Int.fetchOne(db, sql: "SELECT count FROM attempt WHERE key = ? AND windowStart = ?", arguments: [key, start]) ?? 0
+        }
+    }
 }
