@@ -37,7 +37,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-RANGERS_GAME_MASTER_KEY="$(openssl rand -hex 24)" "$rangers" serve --apns simulator --db "$work/bench.sqlite" --port "$port" \
+RANGERS_GAME_MASTER_KEY="$(openssl rand -hex 24)" RANGERS_SIGNUPS_PER_MINUTE=100000 "$rangers" serve --apns simulator --db "$work/bench.sqlite" --port "$port" \
     >"$work/serve.log" 2>&1 &
 server=$!
 base="http://127.0.0.1:$port"

@@ -114,14 +114,15 @@ public func buildApplication(_ configuration: ServerConfiguration, resources: Se
 
 /// The router with every route, for the application and for the test that holds
 /// the routes against the OpenAPI document.
-public func buildRouter(_ configuration: ServerConfiguration, resources: ServerResources) -> Router<BasicRequestContext> {
+public func buildRouter(_ configuration: ServerConfiguration, resources: ServerResources) -> Router<RangersRequestContext> {
     // Every GET answers HEAD too, as HTTP asks of a server.
-    let router = Router(context: BasicRequestContext.self, options: .autoGenerateHeadEndpoints)
+    let router = Router(context: RangersRequestContext.self, options: .autoGenerateHeadEndpoints)
     // Metrics outermost, so they record the status the error middleware chose.
     router.add(middleware: HTTPMetricsMiddleware(registry: resources.metrics))
     router.add(middleware: JSONErrorMiddleware(store: resources.store))
     // Inside the error middleware: its 503 is answered like any other refusal.
     router.add(middleware: RequestDeadlineMiddleware(limit: configuration.requestDeadline))
+    router.add(middleware: AbuseLimitMiddleware(limits: configuration.limits, store: resources.store, now: resources.now))
     let api = RangersAPI(configuration: configuration, resources: resources)
     api.registerRoutes(on: router)
     // After the routes: it sees only what none of them took (a wrong method, an unknown path).

@@ -3,7 +3,7 @@ import Hummingbird
 extension RangersAPI {
     /// Every route of the API. Each is documented in openapi.yaml; a test compares
     /// the router's own list of routes with the document's, both ways.
-    func registerRoutes(on router: Router<BasicRequestContext>) {
+    func registerRoutes(on router: Router<RangersRequestContext>) {
         // Players
         router.post("/v1/players") { request, _ in try await createPlayer(request) }
         router.get("/v1/players/me") { request, _ in try await me(request) }

@@ -38,6 +38,9 @@ public enum ServeSettings {
     public static let drainRange = 1...120
     public static let defaultRequestDeadlineSeconds = 15
     public static let requestDeadlineRange = 1...300
+    public static let defaultSignUpsPerMinute = 10
+    public static let defaultFailedAuthenticationsPerMinute = 10
+    public static let limitRange = 1...100_000
 
     public static let gameMasterKey = ServeSetting(
         name: "gameMasterKey", flag: nil, variable: "RANGERS_GAME_MASTER_KEY", shownDefault: "required",
@@ -81,6 +84,18 @@ public enum ServeSettings {
         shownDefault: "`\(defaultRequestDeadlineSeconds)`",
         meaning: "the longest a request may wait for its answer (\(requestDeadlineRange.lowerBound)…\(requestDeadlineRange.upperBound)); "
             + "past it, as when the database is away, it is answered 503 with `Retry-After`")
+    public static let signUpsPerMinute = ServeSetting(
+        name: "limits.signUpsPerMinute", flag: nil, variable: "RANGERS_SIGNUPS_PER_MINUTE", shownDefault: "`\(defaultSignUpsPerMinute)`",
+        meaning: "players one client address may create a minute, over every node; more get 429 with `Retry-After`")
+    public static let failedAuthenticationsPerMinute = ServeSetting(
+        name: "limits.failedAuthenticationsPerMinute", flag: nil, variable: "RANGERS_FAILED_AUTH_PER_MINUTE",
+        shownDefault: "`\(defaultFailedAuthenticationsPerMinute)`",
+        meaning: "wrong keys one client address may try a minute, over every node; past it every request with a key "
+            + "from there gets 429 with `Retry-After` until the minute ends")
+    public static let trustedProxies = ServeSetting(
+        name: "limits.trustedProxies", flag: nil, variable: "RANGERS_TRUSTED_PROXIES", shownDefault: "none",
+        meaning: "addresses of the proxies in front of the nodes (comma-separated); only from them is `X-Forwarded-For` "
+            + "taken as the client's address")
     public static let host = ServeSetting(
         name: "host", flag: "host", variable: "RANGERS_HOST", shownDefault: "`\(defaultHost)`", meaning: "the address the HTTP API listens on")
     public static let port = ServeSetting(
@@ -117,7 +132,7 @@ public enum ServeSettings {
     public static let all: [ServeSetting] = [
         gameMasterKey, apns, apnsKeyFile, apnsKeyID, apnsTeamID, apnsEnvironment, apnsURL, databasePath, databaseURL, nodeID,
         leaseSeconds, drainSeconds, requestDeadline, host, port, bundleID, contentDirectory, audioRetention, liveLinkSecret, tokenFollowersPerAdventure,
-        channelLimit, channelStorage, deleteUnknownChannels,
+        channelLimit, channelStorage, deleteUnknownChannels, signUpsPerMinute, failedAuthenticationsPerMinute, trustedProxies,
     ]
 
     /// The setting a problem names, if it is one of these.

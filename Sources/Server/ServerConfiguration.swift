@@ -50,6 +50,8 @@ public struct ServerConfiguration: Sendable {
     /// `Retry-After`: a database that is away must not hold a client. A streamed
     /// answer (the live page's events) counts only until it starts.
     public var requestDeadline: Duration = .seconds(ServeSettings.defaultRequestDeadlineSeconds)
+    /// Sign-ups and failed authentications per client address.
+    public var limits = AbuseLimits()
 
     /// Shorter game-master keys could be guessed; 32 characters of a random
     /// base64 or hex string are well beyond that.
@@ -119,6 +121,10 @@ public struct ServerConfiguration: Sendable {
         }
         require(ServeSettings.leaseRange.contains(leaseSeconds), "leaseSeconds",
                 "must be \(ServeSettings.leaseRange.lowerBound)…\(ServeSettings.leaseRange.upperBound) seconds, not \(leaseSeconds)")
+        require(ServeSettings.limitRange.contains(limits.signUpsPerMinute), "limits.signUpsPerMinute",
+                "must be \(ServeSettings.limitRange.lowerBound)…\(ServeSettings.limitRange.upperBound)")
+        require(ServeSettings.limitRange.contains(limits.failedAuthenticationsPerMinute), "limits.failedAuthenticationsPerMinute",
+                "must be \(ServeSettings.limitRange.lowerBound)…\(ServeSettings.limitRange.upperBound)")
         let deadline = Int(requestDeadline.components.seconds)
         require(ServeSettings.requestDeadlineRange.contains(deadline), "requestDeadline",
                 "must be \(ServeSettings.requestDeadlineRange.lowerBound)…\(ServeSettings.requestDeadlineRange.upperBound) seconds, not \(deadline)")

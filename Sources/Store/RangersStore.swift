@@ -15,10 +15,19 @@ import Vocabulary
 
 /// The whole store: what `rangers serve` runs on.
 public protocol RangersStore: PlayerStore, PartyStore, TokenStore, AdventureStore, TickStore, OutboxStore,
-    WalkieTalkieStore, ReplayStore, FollowerStore, NodeStore, Sendable
+    WalkieTalkieStore, ReplayStore, FollowerStore, NodeStore, AttemptStore, Sendable
 {
     /// The schema versions this store has applied, oldest first (for `/healthz`).
     func appliedMigrations() async throws -> [String]
+}
+
+/// Attempts counted per key (a client address and what it tried) in fixed windows,
+/// over every node sharing the store: the limits against abuse hold cluster-wide.
+public protocol AttemptStore: Sendable {
+    /// Counts one more attempt for `key` in the window `AttemptWindow` puts `now`
+    /// in, and returns how many there are in it now, this one included. Atomic
+    /// whatever counts at the same moment, on any node.
+    func countAttempt(_ key: String, window: AttemptWindow, at now: Date) async throws -> Int
 }
 
 /// The processes that share the store.

@@ -16,6 +16,14 @@ enum PostgresSchema {
         Migration(name: "v4-tick-phase", statements: v4TickPhase),
         Migration(name: "v5-followers", statements: v5Followers),
         Migration(name: "v6-push-log-order", statements: v6PushLogOrder),
+        Migration(name: "v7-attempts", statements: v7Attempts),
+    ]
+
+    /// Attempts per key (a client address and what it tried) in the current fixed
+    /// window, for the limits against abuse on every node: one row per key,
+    /// rewritten in place.
+    private static let v7Attempts = [
+        "CREATE TABLE attempt (key TEXT PRIMARY KEY, window_start BIGINT NOT NULL, count INTEGER NOT NULL)",
     ]
 
     /// Each adventure's ticks fall due a fixed number of milliseconds into their

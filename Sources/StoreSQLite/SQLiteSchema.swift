@@ -16,6 +16,7 @@ enum Schema {
         migrator.registerMigration("v6-checks-as-comparisons", migrate: v6ChecksAsComparisons)
         migrator.registerMigration("v7-tick-phase", migrate: v7TickPhase)
         migrator.registerMigration("v8-followers", migrate: v8Followers)
+        migrator.registerMigration("v9-attempts", migrate: v9Attempts)
         return migrator
     }
 
@@ -376,5 +377,17 @@ enum Schema {
             let values = match.output.2.split(separator: ",").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
             return "(" + values.map { "\(column) = \($0)" }.joined(separator: " OR ") + ")"
         }
+    }
+
+    /// Attempts per key (a client address and what it tried) in the current fixed
+    /// window, for the limits against abuse: one row per key, rewritten in place.
+    private static func v9Attempts(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE attempt (
+                key TEXT PRIMARY KEY NOT NULL,
+                windowStart INTEGER NOT NULL,
+                count INTEGER NOT NULL
+            ) WITHOUT ROWID
+            """)
     }
 }

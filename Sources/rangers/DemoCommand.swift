@@ -58,11 +58,13 @@ struct DemoCommand: AsyncParsableCommand {
         let clock = FastClock(speed: Double(speed))
         // A fresh game-master key per run: the demo is its only user, so it is never shown.
         let (databasePath, databaseURL) = try database.settings(defaultPath: "rangers-demo.sqlite")
-        let configuration = ServerConfiguration(
+        var configuration = ServerConfiguration(
             gameMasterKey: DemoScript.randomHex(), apns: .simulator, databasePath: databasePath, databaseURL: databaseURL, host: "127.0.0.1", port: 0,
             contentDirectory: content.directory, pushPolicy: try PolicyEnvironment.configuration(),
             followers: FollowerSettings(tokenFollowersPerAdventure: max(FollowerSettings().tokenFollowersPerAdventure, followers)),
             ticker: Ticker.Settings(longestWait: .milliseconds(50)), dispatcher: Dispatcher.Settings(idleWait: .milliseconds(50)))
+        // The demo's players and followers all sign up from this machine.
+        configuration.limits = AbuseLimits(signUpsPerMinute: 100_000, failedAuthenticationsPerMinute: 100_000)
         let resources: ServerResources
         do {
             resources = try await ServerResources.open(configuration, now: { clock.now })

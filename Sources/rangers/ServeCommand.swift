@@ -82,6 +82,13 @@ struct ServeCommand: AsyncParsableCommand {
             liveLinkSecret: ServeSettings.liveLinkSecret.value(flag: nil),
             dispatcher: Dispatcher.Settings(drainTime: .seconds(
                 try Self.number(ServeSettings.drainSeconds, flag: drainSeconds) ?? ServeSettings.defaultDrainSeconds)))
+        if let limit = try Self.number(ServeSettings.signUpsPerMinute, flag: nil) { configuration.limits.signUpsPerMinute = limit }
+        if let limit = try Self.number(ServeSettings.failedAuthenticationsPerMinute, flag: nil) {
+            configuration.limits.failedAuthenticationsPerMinute = limit
+        }
+        if let proxies = ServeSettings.trustedProxies.value(flag: nil) {
+            configuration.limits.trustedProxies = Set(proxies.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        }
         if let seconds = try Self.number(ServeSettings.requestDeadline, flag: requestDeadlineSeconds) {
             configuration.requestDeadline = .seconds(seconds)
         }

@@ -18,7 +18,10 @@ struct ServeProcess {
                       log: URL? = nil) async throws -> ServeProcess {
         let process = Process()
         process.executableURL = RangersProcess.executable
-        var environment = ProcessInfo.processInfo.environment.merging(["RANGERS_GAME_MASTER_KEY": gameMasterKey]) { $1 }
+        // Every player of a test signs up from this machine's one address: the limits are tested where they are meant.
+        var environment = ProcessInfo.processInfo.environment
+            .merging(["RANGERS_GAME_MASTER_KEY": gameMasterKey, "RANGERS_SIGNUPS_PER_MINUTE": "100000",
+                      "RANGERS_FAILED_AUTH_PER_MINUTE": "100000"]) { $1 }
             .merging(extra) { $1 }
         environment["RANGERS_DATABASE_URL"] = nil
         process.arguments = ["serve", "--port", String(port)] + arguments

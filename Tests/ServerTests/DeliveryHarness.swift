@@ -68,12 +68,13 @@ struct DeliveryHarness: Sendable {
 
     static func start(_ engine: StoreEngine, followers: FollowerSettings = followerSettings) async throws -> DeliveryHarness {
         let database = try await engine.database()
-        let configuration = ServerConfiguration(
+        var configuration = ServerConfiguration(
             gameMasterKey: TestServer.gameMasterKey, apns: .simulator, databasePath: engine == .sqlite ? database.location : "unused.sqlite",
             databaseURL: engine == .postgres ? database.location : nil,
             port: 0, contentDirectory: TestServer.contentDirectory, bundleID: TestServer.bundleID, followers: followers,
             ticker: Ticker.Settings(longestWait: .milliseconds(2)),
             dispatcher: Dispatcher.Settings(maximumInFlight: 8, idleWait: .milliseconds(2)))
+        configuration.limits = TestServer.unlimited
         // Just before the end of the start's second: the adventure starts in that
         // second, and each whole second the test moves on brings the next tick due
         // whatever its phase (`TickSchedule`).

@@ -26,37 +26,50 @@ struct TestServer {
         atexit { try? FileManager.default.removeItem(at: TestServer.root) }
     }()
 
-    let configuration: ServerConfiguration
+    var configuration: ServerConfiguration
     let resources: ServerResources
     var store: any RangersStore { resources.store }
     var databasePath: String { configuration.databasePath }
 
     /// On PostgreSQL, the store is closed when the test ends if its suite has `.closesStores`.
     /// `databasePath`: a SQLite file of the test's choosing (on a small filesystem, say).
+    /// The tests' requests all come from one address (or none, in process): the limits are high unless a test sets them.
+    static let unlimited = AbuseLimits(signUpsPerMinute: 100_000, failedAuthenticationsPerMinute: 100_000)
+
+    /// `databaseURL`: a PostgreSQL database another `TestServer` uses (two nodes on one).
     init(engine: StoreEngine = .sqlite, apns: APNsEndpointKind = .simulator, databasePath: String? = nil,
+         databaseURL given: String? = nil, limits: AbuseLimits = unlimited,
          maximumRequestBodyBytes: Int = ServerConfiguration.defaultMaximumRequestBodyBytes,
          followers: FollowerSettings = FollowerSettings(), liveLinkSecret: String? = nil,
          now: @escaping @Sendable () -> Date = { TestServer.startTime }) async throws {
         Self.removeRootAtExit
         let directory = Self.root.appendingPathComponent(UUID().uuidString)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let databaseURL = engine == .postgres ? try await PostgresTestServer.shared.freshDatabaseURL() : nil
+        let databaseURL: String?
+        if let given { databaseURL = given } else if engine == .postgres {
+            databaseURL = try await PostgresTestServer.shared.freshDatabaseURL()
+        } else {
+            databaseURL = nil
+        }
         configuration = ServerConfiguration(
             gameMasterKey: Self.gameMasterKey, apns: apns,
             databasePath: databasePath ?? directory.appendingPathComponent("rangers.sqlite").path,
             databaseURL: databaseURL,
             port: 0, contentDirectory: Self.contentDirectory, bundleID: Self.bundleID,
             maximumRequestBodyBytes: maximumRequestBodyBytes, followers: followers, liveLinkSecret: liveLinkSecret)
+        configuration.limits = limits
         resources = try await ServerResources.open(configuration, now: now)
         OpenedStores.adopt(resources.store)
     }
 
-    func router() -> Router<BasicRequestContext> { buildRouter(configuration, resources: resources) }
+    func router() -> Router<RangersRequestContext> { buildRouter(configuration, resources: resources) }
 
     /// Runs `body` against the application through Hummingbird's in-process test client.
-    func test<Value: Sendable>(_ body: @escaping @Sendable (API) async throws -> Value) async throws -> Value {
+    /// `.live` sends over a real port, from 127.0.0.1.
+    func test<Value: Sendable>(_ setup: TestingSetup = .router,
+                               _ body: @escaping @Sendable (API) async throws -> Value) async throws -> Value {
         let app = try buildApplication(configuration, resources: resources)
-        return try await app.test(.router) { client in try await body(API(client: client)) }
+        return try await app.test(setup) { client in try await body(API(client: client)) }
     }
 
     /// The database's bytes (main file and write-ahead log). A request that stores

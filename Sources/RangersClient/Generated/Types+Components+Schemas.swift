@@ -43,6 +43,7 @@ extension Components {
                 case unsupportedAudioType = "unsupportedAudioType"
                 case unavailable = "unavailable"
                 case channelUnavailable = "channelUnavailable"
+                case tooManyRequests = "tooManyRequests"
                 case _internal = "internal"
             }
             /// A stable code to switch on.

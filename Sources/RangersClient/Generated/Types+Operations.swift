@@ -181,6 +181,32 @@ public enum Operations {
                     }
                 }
             }
+            /// Past a limit for the client's address (`tooManyRequests`): sign-ups a minute, or
+            /// wrong keys a minute, after which every request with a key from there is refused
+            /// until the minute ends. `Retry-After` says when to ask again.
+            ///
+            ///
+            /// - Remark: Generated from `#/paths//v1/players/post(createPlayer)/responses/429`.
+            ///
+            /// HTTP response code: `429 tooManyRequests`.
+            case tooManyRequests(Components.Responses.TooManyRequests)
+            /// The associated value of the enum case if `self` is `.tooManyRequests`.
+            ///
+            /// - Throws: An error if `self` is not `.tooManyRequests`.
+            /// - SeeAlso: `.tooManyRequests`.
+            public var tooManyRequests: Components.Responses.TooManyRequests {
+                get throws {
+                    switch self {
+                    case let .tooManyRequests(response):
+                        return response
+                    default:
+                        try throwUnexpectedResponseStatus(
+                            expectedStatus: "tooManyRequests",
+                            response: self
+                        )
+                    }
+                }
+            }
             /// Undocumented response.
             ///
             /// A response with a code that is not documented in the OpenAPI document.
