@@ -177,9 +177,7 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return try APIError(error.status, APIError.code(for: error.status), message).response(from: request, context: context)
         } catch {
             // A database that does not answer is "not now", not "broken": the client asks again.
-            let store = store
-            let answers: Int? = try? await ServiceClock.continuous.value(within: .seconds(1)) { try await store.appliedMigrations().count }
-            guard answers != nil else {
+            guard await store.answers(within: .seconds(1)) else {
                 context.logger.warning("request failed while the database does not answer: \(error)")
                 return try APIError.databaseAway().response(from: request, context: context)
             }

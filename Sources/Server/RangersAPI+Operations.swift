@@ -3,6 +3,7 @@ import Hummingbird
 import Metrics
 import Prometheus
 import Services
+import Store
 
 extension RangersAPI {
     /// The process lives: always 200, at once. Says which node this is, what it
@@ -27,8 +28,7 @@ extension RangersAPI {
     func readiness() async throws -> Response {
         var checks: [ReadinessView.Check] = []
         let store = store
-        let answered = try? await ServiceClock.continuous.value(within: .seconds(2)) { _ = try await store.appliedMigrations() }
-        checks.append(answered != nil ? .init(name: "database", ok: true)
+        checks.append(await store.answers(within: .seconds(2)) ? .init(name: "database", ok: true)
                                       : .init(name: "database", ok: false, reason: "the database does not answer within 2 s"))
         checks.append(store.heartbeatIsCurrent ? .init(name: "heartbeat", ok: true)
                       : .init(name: "heartbeat", ok: false,
@@ -92,4 +92,13 @@ public enum OpenAPIDocument {
         candidates.append(URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("openapi.yaml"))
         return candidates.lazy.compactMap { try? String(contentsOf: $0, encoding: .utf8) }.first
     }()
+}
+
+extension RangersStore {
+    /// Whether the database answers a read within `limit`: a database that is away
+    /// must not hold the question either.
+    func answers(within limit: Duration) async -> Bool {
+        let answered = try? await ServiceClock.continuous.value(within: limit) { [self] in try await appliedMigrations().count }
+        return answered != nil
+    }
 }

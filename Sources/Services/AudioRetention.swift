@@ -28,19 +28,7 @@ public struct AudioRetention: Service {
     var interval: Duration { min(retention / 10, .seconds(600)) }
 
     public func run() async throws {
-        while !Task.isShuttingDownGracefully, !Task.isCancelled {
-            do {
-                try await deleteExpiredAudio()
-                loop.succeeded()
-            } catch {
-                loop.failed("cannot delete expired audio", error)
-            }
-            do {
-                try await cancelWhenGracefulShutdown { try await clock.sleep(for: interval) }
-            } catch {
-                break
-            }
-        }
+        await loop.repeatedly("cannot delete expired audio", clock: clock, wait: { interval }) { try await deleteExpiredAudio() }
     }
 
     @discardableResult

@@ -47,20 +47,8 @@ public struct ChannelKeeper: Service {
 
     public func run() async throws {
         var sweeper = Sweeper(grace: settings.unknownChannelGrace.seconds)
-        while !Task.isShuttingDownGracefully, !Task.isCancelled {
-            do {
-                try await pass(&sweeper)
-                loop.succeeded()
-            } catch is CancellationError {
-                break
-            } catch {
-                loop.failed("cannot look after the followers' channels", error)
-            }
-            do {
-                try await cancelWhenGracefulShutdown { try await clock.sleep(for: wait) }
-            } catch {
-                break
-            }
+        await loop.repeatedly("cannot look after the followers' channels", clock: clock, wait: { wait }) {
+            try await pass(&sweeper)
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Metrics
 import NIOConcurrencyHelpers
+import ServiceLifecycle
 
 /// What each background loop last saw: working, or in trouble since when and
 /// why. The readiness route shows it, `rangers_loop_in_trouble{loop}` counts it,
@@ -57,6 +58,27 @@ struct LoopReporter: Sendable {
         guard health.failed(loop, reason: reason, at: now()) else { return }
         logger.error("\(what); trying again, and saying so once it works", metadata: metadata.merging(["error": "\(error)"]) { $1 })
         Gauge(label: "rangers_loop_in_trouble", dimensions: [("loop", loop)], factory: metrics).record(1)
+    }
+
+    /// A background loop: `pass` until the service stops, `wait()` after each,
+    /// a failure said as `failed(what, …)` and the recovery as `succeeded()`.
+    func repeatedly(_ what: String, clock: ServiceClock, wait: () -> Duration, _ pass: () async throws -> Void) async {
+        while !Task.isShuttingDownGracefully, !Task.isCancelled {
+            do {
+                try await pass()
+                succeeded()
+            } catch is CancellationError {
+                return
+            } catch {
+                failed(what, error)
+            }
+            do {
+                let wait = wait()
+                try await cancelWhenGracefulShutdown { try await clock.sleep(for: wait) }
+            } catch {
+                return
+            }
+        }
     }
 
     func succeeded() {
