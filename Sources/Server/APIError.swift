@@ -47,10 +47,12 @@ struct APIError: Error, HTTPResponseError, CustomStringConvertible {
         APIError(.contentTooLarge, "bodyTooLarge", "request bodies are at most \(limit) bytes")
     }
     /// No broadcast channel can be had for a follower now; the follow is kept.
-    static func channelUnavailable(retryAfter seconds: Int, limitReached: Bool) -> APIError {
-        var error = APIError(.serviceUnavailable, "channelUnavailable", limitReached
+    /// `fallbackRefused` says why following per token instead was refused.
+    static func channelUnavailable(retryAfter seconds: Int, limitReached: Bool, fallbackRefused: String? = nil) -> APIError {
+        var error = APIError(.serviceUnavailable, "channelUnavailable", (limitReached
             ? "the app has as many broadcast channels as it may; you follow, and a channel is made when one is free: ask again after \(seconds) s"
             : "the broadcast channel is not made yet; you follow, and it is made in the background: ask again after \(seconds) s")
+            + (fallbackRefused.map { "; following per token instead was refused: \($0)" } ?? ""))
         error.headers[.retryAfter] = String(seconds)
         return error
     }

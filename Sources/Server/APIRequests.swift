@@ -135,6 +135,8 @@ struct FollowRequestBody: Decodable {
     var broadcastChannel: Bool
     /// Otherwise the device whose push-to-start token (registered with
     /// `PUT /v1/devices/{id}/push-to-start-token`) starts the follower's activity.
+    /// With a channel, the device to fall back to while APNs refuses or fails to
+    /// make channels.
     var deviceID: DeviceID?
 
     private enum CodingKeys: String, CodingKey {

@@ -294,6 +294,9 @@ struct FollowingView: Codable {
     /// Per token: whether this follow queued the push-to-start (again while the
     /// follower's activity has not registered its token).
     var pushToStartQueued: Bool?
+    /// Per token after asking for a channel: why none could be had, so the follow
+    /// fell back to the device's push-to-start.
+    var channelUnavailable: String?
 }
 
 struct HealthView: Codable {

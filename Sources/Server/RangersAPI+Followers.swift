@@ -20,33 +20,29 @@ extension RangersAPI {
         let adventure = try id.checked()
         let body = try await body(FollowRequestBody.self, request)
         let language = body.locale
-        let how: FollowRequest.How
-        if body.broadcastChannel {
-            how = .channel
-        } else if let device = body.deviceID {
-            let (bundleID, content, policy) = (configuration.bundleID, content, configuration.pushPolicy)
-            how = .pushToStart(device: device) { adventure, device in
-                let pipeline = try TickPipeline(adventureID: adventure.id, setup: adventure.setup, startedAt: adventure.startedAt,
-                                                content: content.game, strings: content.strings, configuration: policy)
-                let decision = try pipeline.policy.pushForFollowerStart(
-                    state: adventure.state, recipient: FollowerStartRecipient(player: player.id, language: language))
-                return OutboxMessage(decision, target: .pushToStart(device), bundleID: bundleID)
-            }
-        } else {
-            throw APIError.invalidField("deviceID", "is missing: an app that cannot listen on a broadcast channel "
-                + "('broadcastChannel': true, iOS 18) follows through its device's push-to-start token")
-        }
         let settings = configuration.followers
-        let following = try await store.follow(FollowRequest(
-            adventure: adventure, player: player.id, code: body.followCode.rawValue, language: language, how: how,
-            tokenFollowersPerAdventure: settings.tokenFollowersPerAdventure, channelLimit: settings.channelLimit,
-            storagePolicy: settings.channelStoragePolicy), at: now())
-        let status: HTTPResponse.Status = following.wasFollowing ? .ok : .created
-        guard let availability = following.channel else {
-            return try JSONCoding.response(FollowingView(
-                adventureID: adventure, player: player.id, delivery: following.follower.delivery, language: language,
-                pushToStartQueued: following.queuedPushToStart), status: status)
+        func follow(_ how: FollowRequest.How) async throws -> Following {
+            try await store.follow(FollowRequest(
+                adventure: adventure, player: player.id, code: body.followCode.rawValue, language: language, how: how,
+                tokenFollowersPerAdventure: settings.tokenFollowersPerAdventure, channelLimit: settings.channelLimit,
+                storagePolicy: settings.channelStoragePolicy), at: now())
         }
+        func perToken(_ following: Following, status: HTTPResponse.Status, channelUnavailable: String? = nil) throws -> Response {
+            try JSONCoding.response(FollowingView(
+                adventureID: adventure, player: player.id, delivery: following.follower.delivery, language: language,
+                pushToStartQueued: following.queuedPushToStart, channelUnavailable: channelUnavailable), status: status)
+        }
+        guard body.broadcastChannel else {
+            guard let device = body.deviceID else {
+                throw APIError.invalidField("deviceID", "is missing: an app that cannot listen on a broadcast channel "
+                    + "('broadcastChannel': true, iOS 18) follows through its device's push-to-start token")
+            }
+            let following = try await follow(pushToStart(device, player: player.id, language: language))
+            return try perToken(following, status: following.wasFollowing ? .ok : .created)
+        }
+        let following = try await follow(.channel)
+        let status: HTTPResponse.Status = following.wasFollowing ? .ok : .created
+        guard let availability = following.channel else { return try perToken(following, status: status) }
         switch await channel(availability, of: following) {
         case .open(_, let apnsID):
             let pipeline = try TickPipeline(adventureID: adventure, setup: following.adventure.setup,
@@ -60,9 +56,36 @@ extension RangersAPI {
                 staleDate: view.staleDate.map { Date(timeIntervalSince1970: TimeInterval($0.seconds)) }), status: status)
         case .unavailable(let retryAt, let limitReached):
             let seconds = max(1, Int(retryAt.timeIntervalSince(now()).rounded(.up)))
-            throw APIError.channelUnavailable(retryAfter: seconds, limitReached: limitReached)
+            guard let device = body.deviceID, FollowerRules.fallsBackToToken(limitReached: limitReached) else {
+                throw APIError.channelUnavailable(retryAfter: seconds, limitReached: limitReached)
+            }
+            let why = try? await store.followerChannels(of: adventure).first { $0.language == following.follower.language }?.note
+            do {
+                let fallback = try await follow(pushToStart(device, player: player.id, language: language))
+                return try perToken(fallback, status: status, channelUnavailable: why ?? "no broadcast channel can be made now")
+            } catch let refusal as StoreError {
+                switch refusal {
+                case .conflict, .notFound, .forbidden:
+                    throw APIError.channelUnavailable(retryAfter: seconds, limitReached: false, fallbackRefused: refusal.description)
+                case .invalid, .corrupt, .unavailable:
+                    throw refusal
+                }
+            }
         case .beingMade, .create:
             throw APIError.channelUnavailable(retryAfter: 1, limitReached: false)
+        }
+    }
+
+    /// A follow through the device's push-to-start token: the push that starts the
+    /// follower's activity, built from the adventure as the follow finds it.
+    private func pushToStart(_ device: DeviceID, player: PlayerID, language: String) -> FollowRequest.How {
+        let (bundleID, content, policy) = (configuration.bundleID, content, configuration.pushPolicy)
+        return .pushToStart(device: device) { adventure, device in
+            let pipeline = try TickPipeline(adventureID: adventure.id, setup: adventure.setup, startedAt: adventure.startedAt,
+                                            content: content.game, strings: content.strings, configuration: policy)
+            let decision = try pipeline.policy.pushForFollowerStart(
+                state: adventure.state, recipient: FollowerStartRecipient(player: player, language: language))
+            return OutboxMessage(decision, target: .pushToStart(device), bundleID: bundleID)
         }
     }
 

@@ -64,6 +64,15 @@ public enum FollowerRules {
         .conflict("followers' channel \(creation.channel) is no longer being made by this claim")
     }
 
+    /// Whether a follower who asked for a channel, and named a device, follows
+    /// per token instead while no channel can be had. Yes while APNs refuses or
+    /// fails to make one (an app without the broadcast capability, a wrong key,
+    /// an outage): the follower sees the adventure now rather than maybe never.
+    /// Not at the app's channel limit: a server there carries thousands of
+    /// followed adventures, and a push per follower would multiply its load
+    /// where it is highest.
+    public static func fallsBackToToken(limitReached: Bool) -> Bool { !limitReached }
+
     /// Why a channel waits for the keeper rather than being made at a follow.
     public static let channelLimitNote = "the app's channel limit is reached"
 

@@ -83,6 +83,45 @@ import Vocabulary
         }
     }
 
+    /// An app on iOS 18 that names its device too follows per token while no channel
+    /// can be made, and is told why; at the app's channel limit it is not.
+    @Test func aFollowerOnAChannelFallsBackToItsDeviceWhileNoChannelCanBeMade() async throws {
+        @Sendable func body(_ fixture: Fixture) -> String {
+            #"{"followCode": "\#(fixture.followCode)", "locale": "ko-KR", "broadcastChannel": true, "deviceID": "\#(fixture.outsider.deviceID)"}"#
+        }
+        // No APNs client to make channels with: per token at once.
+        let unconnected = try await TestServer()
+        try await unconnected.test { api in
+            let fixture = try await Fixture.make(api)
+            let reply = try await Self.follow(api, fixture, key: fixture.outsider.key, body: body(fixture))
+            #expect(reply.status == 201, "\(reply)")
+            #expect(reply.json["delivery"].string == "token")
+            #expect(reply.json["pushToStartQueued"].bool == true)
+            #expect(reply.json["channel"] == .null)
+            #expect(reply.json["channelUnavailable"].string == "no broadcast channel sender is configured")
+            let outbox = try await unconnected.store.outbox(of: AdventureID(fixture.adventureID))
+            let device = DeviceID(fixture.outsider.deviceID)
+            #expect(outbox.filter { $0.message.target == .pushToStart(device) }.count == 1)
+            // A device that is not the follower's: the fallback's refusal is in the 503.
+            let kim = try await FollowerDeliveryTests.newPlayer(api, "Kim")
+            let refused = try await Self.follow(api, fixture, key: kim.key, body: body(fixture))
+            #expect(refused.status == 503, "\(refused)")
+            #expect(refused.errorCode == "channelUnavailable")
+            #expect(refused.json["message"].string?.contains("following per token instead was refused: device") == true, "\(refused)")
+            #expect(try await unconnected.store.outbox(of: AdventureID(fixture.adventureID)).count == outbox.count)
+        }
+        // At the channel limit: no fallback, the follower waits for a channel.
+        let limited = try await TestServer(followers: FollowerSettings(channelLimit: 0))
+        try await limited.test { api in
+            let fixture = try await Fixture.make(api)
+            let reply = try await Self.follow(api, fixture, key: fixture.outsider.key, body: body(fixture))
+            #expect(reply.status == 503, "\(reply)")
+            #expect(reply.headers[.retryAfter] == "60")
+            let outbox = try await limited.store.outbox(of: AdventureID(fixture.adventureID))
+            #expect(!outbox.contains { $0.message.target == .pushToStart(DeviceID(fixture.outsider.deviceID)) })
+        }
+    }
+
     @Test func aFollowerPerTokenIsWokenAndLeaves() async throws {
         let server = try await TestServer()
         try await server.test { api in

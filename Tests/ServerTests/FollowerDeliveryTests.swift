@@ -223,6 +223,53 @@ import Vocabulary
         }
     }
 
+    /// APNs refuses to make channels (the app lacks the broadcast capability): an app
+    /// on iOS 18 that named its device follows per token instead and sees the whole
+    /// adventure on its own activity; one that named none is told to ask again.
+    @Test(arguments: StoreEngine.available)
+    func followersFallBackToPerTokenPushesWhileAPNsRefusesChannels(engine: StoreEngine) async throws {
+        try await DeliveryHarness.run(engine) { harness in
+            let fixture = try await harness.api { try await Fixture.make($0) }
+            let id = AdventureID(fixture.adventureID)
+            harness.simulator.setBroadcastCapability(false, bundleID: TestServer.bundleID)
+            let sam = try await harness.api { api in
+                let sam = try await Self.newPlayer(api, "Sam")
+                let device = try await api.send(.put, "/v1/devices/sam-phone/push-to-start-token", key: sam.key,
+                                                body: #"{"pushToken": "\#(token(200))", "locale": "en-US"}"#)
+                try #require(device.status == 200, "\(device)")
+                let fellBack = try await api.send(.post, "/v1/adventures/\(fixture.adventureID)/followers", key: sam.key, body:
+                    #"{"followCode": "\#(fixture.followCode)", "locale": "en-US", "broadcastChannel": true, "deviceID": "sam-phone"}"#)
+                #expect(fellBack.status == 201, "\(fellBack)")
+                #expect(fellBack.json["delivery"].string == "token")
+                #expect(fellBack.json["pushToStartQueued"].bool == true)
+                #expect(fellBack.json["channelUnavailable"].string?.contains("FeatureNotEnabled") == true, "\(fellBack)")
+                let vy = try await Self.newPlayer(api, "Vy")
+                let refused = try await Self.followOnChannel(api, harness, fixture: fixture, key: vy.key, locale: "vi", device: "vy-phone")
+                #expect(refused.status == 503, "\(refused)")
+                #expect(refused.errorCode == "channelUnavailable")
+                #expect(refused.headers[.retryAfter] != nil)
+                return sam
+            }
+            #expect(harness.simulator.channels(of: TestServer.bundleID).isEmpty)
+
+            try await harness.withServices {
+                try await eventually("the push-to-start") { !harness.simulator.deliveries(to: token(200)).isEmpty }
+                try await harness.api { api in
+                    let registered = try await api.send(.post, "/v1/adventures/\(fixture.adventureID)/activities", key: sam.key,
+                                                        body: #"{"activityID": "sam-activity", "pushToken": "\#(token(201))", "frequentPushesEnabled": false, "locale": "en-US"}"#)
+                    try #require(registered.status == 201, "\(registered)")
+                }
+                try await harness.playToEnd(id)
+            }
+            let decided = try await harness.store.outbox(of: id).filter { $0.message.target == .liveActivity("sam-activity") }
+            let received = harness.simulator.deliveries(to: token(201))
+            #expect(received.map(\.payload) == decided.map(\.message.payload))
+            #expect(received.count > 10)
+            try Self.expectAFollowersView(received.map(\.payload), language: "en", strings: harness.resources.content.strings,
+                                          device: "Sam's phone")
+        }
+    }
+
     /// At start the keeper deletes the app's channels no node knows (left by a crash
     /// between making one and storing its id), and keeps those it knows.
     @Test(arguments: StoreEngine.available) func channelsNobodyKnowsAreDeletedAtStart(engine: StoreEngine) async throws {

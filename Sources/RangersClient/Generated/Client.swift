@@ -2834,10 +2834,14 @@ public struct Client: APIProtocol {
     /// app sends the `deviceID` whose push-to-start token starts the activity;
     /// the activity then registers its token (`POST …/activities` without a
     /// hero). 201 the first time, 200 when already following (the language or
-    /// the way may change). When no channel can be had yet — APNs failing, or
-    /// the app at its channel limit — 503 `channelUnavailable` with
-    /// `Retry-After`: the follow is kept, the channel is made in the
-    /// background, and asking again returns it. An adventure with as many
+    /// the way may change). When no channel can be had yet — APNs refusing or
+    /// failing to make it, or the app at its channel limit — 503
+    /// `channelUnavailable` with `Retry-After`: the follow is kept, the channel
+    /// is made in the background, and asking again returns it. But while APNs
+    /// refuses or fails, an app on iOS 18 that also sent its `deviceID` follows
+    /// per token instead (`delivery` token, with `channelUnavailable` saying
+    /// why); asking again once the channel is made switches it to the channel.
+    /// At the channel limit there is no such fallback. An adventure with as many
     /// followers per token as the server takes answers 409.
     ///
     ///

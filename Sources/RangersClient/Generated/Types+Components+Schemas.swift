@@ -1372,6 +1372,10 @@ extension Components {
             public var locale: Components.Schemas.Locale
             /// - Remark: Generated from `#/components/schemas/FollowOnChannelRequest/broadcastChannel`.
             public var broadcastChannel: Swift.Bool
+            /// The device to fall back to while APNs refuses or fails to make channels:
+            /// the follower then follows per token, as an app before iOS 18 does.
+            ///
+            ///
             /// - Remark: Generated from `#/components/schemas/FollowOnChannelRequest/deviceID`.
             public var deviceID: Components.Schemas.ClientID?
             /// Creates a new `FollowOnChannelRequest`.
@@ -1380,7 +1384,7 @@ extension Components {
             ///   - followCode: The adventure's follow code, written as an invite code is.
             ///   - locale:
             ///   - broadcastChannel:
-            ///   - deviceID:
+            ///   - deviceID: The device to fall back to while APNs refuses or fails to make channels:
             public init(
                 followCode: Components.Schemas.InviteCode,
                 locale: Components.Schemas.Locale,
@@ -1523,6 +1527,13 @@ extension Components {
             ///
             /// - Remark: Generated from `#/components/schemas/Following/pushToStartQueued`.
             public var pushToStartQueued: Swift.Bool?
+            /// With `delivery` token after asking for a channel: why no channel could be
+            /// had, so the follow fell back to the device's push-to-start. Following
+            /// again once the channel is made switches to it.
+            ///
+            ///
+            /// - Remark: Generated from `#/components/schemas/Following/channelUnavailable`.
+            public var channelUnavailable: Swift.String?
             /// Creates a new `Following`.
             ///
             /// - Parameters:
@@ -1535,6 +1546,7 @@ extension Components {
             ///   - contentState: With a channel: the party's state now, in the follower's language (`AdventureAttributes.ContentState`).
             ///   - staleDate: With a channel: for `ActivityContent(state:staleDate:)`.
             ///   - pushToStartQueued: With `delivery` token: whether this follow queued the push-to-start.
+            ///   - channelUnavailable: With `delivery` token after asking for a channel: why no channel could be
             public init(
                 adventureID: Components.Schemas.AdventureID,
                 player: Components.Schemas.PlayerID,
@@ -1544,7 +1556,8 @@ extension Components {
                 attributes: OpenAPIRuntime.OpenAPIObjectContainer? = nil,
                 contentState: OpenAPIRuntime.OpenAPIObjectContainer? = nil,
                 staleDate: Foundation.Date? = nil,
-                pushToStartQueued: Swift.Bool? = nil
+                pushToStartQueued: Swift.Bool? = nil,
+                channelUnavailable: Swift.String? = nil
             ) {
                 self.adventureID = adventureID
                 self.player = player
@@ -1555,6 +1568,7 @@ extension Components {
                 self.contentState = contentState
                 self.staleDate = staleDate
                 self.pushToStartQueued = pushToStartQueued
+                self.channelUnavailable = channelUnavailable
             }
             public enum CodingKeys: String, CodingKey {
                 case adventureID
@@ -1566,6 +1580,7 @@ extension Components {
                 case contentState
                 case staleDate
                 case pushToStartQueued
+                case channelUnavailable
             }
         }
         /// - Remark: Generated from `#/components/schemas/JoinChannelRequest`.
