@@ -136,7 +136,8 @@ defer { try? FileManager.default.removeItem(at: directory) }
 let configuration = ServerConfiguration(
     gameMasterKey: String(repeating: "k", count: 32), apns: options.apnsURL == nil ? .simulator : .custom, databasePath: directory.appendingPathComponent("load.sqlite").path,
     databaseURL: options.databaseURL, port: 0, contentDirectory: URL(fileURLWithPath: "Content", isDirectory: true),
-    followers: FollowerSettings(tokenFollowersPerAdventure: max(options.followers, FollowerSettings().tokenFollowersPerAdventure)))
+    followers: FollowerSettings(tokenFollowersPerAdventure: max(options.followers, FollowerSettings().tokenFollowersPerAdventure)),
+    ticker: Ticker.Settings(batchSize: options.batchSize))
 let resources = try await ServerResources.open(configuration)
 let store = resources.store
 let content = resources.content
@@ -172,10 +173,9 @@ let apns = APNsClient(environment: .custom(apnsURL, management: managementURL), 
                       transport: try CurlHTTP2Transport(configuration: CurlTransportConfiguration(caFile: caFile)),
                       metrics: lags)
 resources.followerChannels.use(apns)
-let services: [any Service] = (options.tickerOnly ? [] : [Dispatcher(store: store, client: apns, channels: resources.followerChannels)]) + [
-    Ticker(store: store, content: content, policy: configuration.pushPolicy, bundleID: configuration.bundleID,
-           settings: Ticker.Settings(batchSize: options.batchSize), metrics: lags),
-]
+// The services `rangers serve` runs, as it wires them; with --ticker-only, no dispatcher.
+let services = backgroundServices(configuration, resources: resources, apns: apns, metrics: lags)
+    .filter { !(options.tickerOnly && $0 is Dispatcher) }
 let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: services, logger: Logger(label: "bench")))
 
 // Players, parties and Live Activities, made through the store as the API would,
