@@ -5,6 +5,13 @@ import Vocabulary
 /// it, when a token replaces the one it has, what marking it does. Each engine
 /// reads the rows (under its own locks), this says what they mean.
 public enum ActivityRules {
+    /// A push-to-start token registered for `device` by `player`: a device id is
+    /// the app's, so once stored it is its first player's (`owner`, nil for a new
+    /// id); another player presenting it is not that device's owner.
+    public static func checkDeviceOwner(_ device: DeviceID, owner: PlayerID?, player: PlayerID) throws(StoreError) {
+        guard owner == nil || owner == player else { throw .deviceOfAnotherPlayer(device) }
+    }
+
     /// A registration as the app sent it: the activity of `hero` (nil: a
     /// follower's) of `player` in `adventure`.
     public struct Registration: Hashable, Sendable {

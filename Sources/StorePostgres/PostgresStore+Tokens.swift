@@ -73,7 +73,8 @@ extension PostgresStore {
         return try await transaction { connection in
             try await requirePlayer(player, lock: "FOR SHARE", connection)
             // One statement: the upsert updates only the owner's row, so of two players
-            // presenting one new device id at once, the second gets no row back.
+            // presenting one new device id at once, the second gets no row back, and
+            // the rule sees the first's.
             let stored = try await connection.query("""
                 INSERT INTO device (id, player, push_to_start_token, push_to_start_token_registered_at, locale, updated_at)
                 VALUES (\(deviceID.rawValue), \(player.rawValue), \(token.hex), \(now), \(locale), \(now))
@@ -84,7 +85,11 @@ extension PostgresStore {
                 WHERE device.player = excluded.player
                 RETURNING id
                 """, logger: logger).decodeFirst(String.self)
-            guard stored != nil else { throw StoreError.deviceOfAnotherPlayer(deviceID) }
+            if stored == nil {
+                let owner = try await connection.query("SELECT player FROM device WHERE id = \(deviceID.rawValue)", logger: logger)
+                    .decodeFirst(String.self)
+                try ActivityRules.checkDeviceOwner(deviceID, owner: owner.map(PlayerID.init), player: player)
+            }
             return Device(id: deviceID, player: player, pushToStartToken: token, locale: locale, updatedAt: now)
         }
     }

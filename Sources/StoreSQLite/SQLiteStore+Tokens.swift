@@ -85,10 +85,7 @@ extension SQLiteStore {
             _ = try Self.requirePlayer(player, db)
             let owner = try String.fetchOne(db.cachedStatement(sql: "SELECT player FROM device WHERE id = ?"),
                                             arguments: [deviceID.rawValue])
-            if let owner, owner != player.rawValue {
-                // A device id is the app's; another player presenting it is not this device's owner.
-                throw StoreError.deviceOfAnotherPlayer(deviceID)
-            }
+            try ActivityRules.checkDeviceOwner(deviceID, owner: owner.map(PlayerID.init), player: player)
             try db.cachedStatement(sql: """
                 INSERT INTO device (id, player, pushToStartToken, pushToStartTokenRegisteredAt, pushToStartTokenInvalidAt,
                                     pushToStartTokenInvalidReason, locale, updatedAt)

@@ -52,6 +52,13 @@ import Vocabulary
             == .conflict("activity act-1 is ended; it takes no new token"))
     }
 
+    @Test func aDeviceIsItsFirstPlayers() {
+        #expect(refusal { try ActivityRules.checkDeviceOwner("phone", owner: nil, player: ada) } == nil)
+        #expect(refusal { try ActivityRules.checkDeviceOwner("phone", owner: ada, player: ada) } == nil)
+        #expect(refusal { try ActivityRules.checkDeviceOwner("phone", owner: bo, player: ada) }
+            == .forbidden("device phone belongs to another player"))
+    }
+
     @Test func theAppReportsAnEndOrADismissalAndDismissedIsFinal() {
         #expect(ActivityRules.statusAfter(report: .ended, stored: .active) == .ended)
         #expect(ActivityRules.statusAfter(report: .dismissed, stored: .ended) == .dismissed)
