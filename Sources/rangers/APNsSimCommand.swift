@@ -32,6 +32,10 @@ struct APNsSimCommand: AsyncParsableCommand {
     @Option(name: .customLong("bundle-id"), help: "An app whose topics are allowed (repeat for more; default: any).")
     var bundleIDs: [String] = []
 
+    @Option(name: .customLong("without-broadcast"),
+            help: "An app without the broadcast capability: its channel requests are answered FeatureNotEnabled, as Apple does (repeat for more).")
+    var appsWithoutBroadcast: [String] = []
+
     @Option(name: .customLong("key-dir"), help: "Where the provider key and the certificate are kept.")
     var keyDirectory: String = ".apns-sim"
 
@@ -59,6 +63,7 @@ struct APNsSimCommand: AsyncParsableCommand {
             clientResetLimit: clientResetLimit == 0 ? nil : ClientResetLimit(maximumCount: clientResetLimit, window: .seconds(30)),
             channelLimitPerApp: channelLimit))
         try simulator.registerProviderKey(provider.key)
+        for bundleID in appsWithoutBroadcast { simulator.setBroadcastCapability(false, bundleID: bundleID) }
         say(instructions(simulator: simulator, provider: provider))
 
         await Self.terminationSignal()
