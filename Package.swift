@@ -228,6 +228,11 @@ let package = Package(
         ),
         .executableTarget(name: "PayloadBench", dependencies: ["Wire"], path: "Benchmarks/PayloadBench"),
         .executableTarget(
+            name: "HeldMemoryBench",
+            dependencies: ["Vocabulary", "Game", "Catalog", "PushPolicy", "Store"],
+            path: "Benchmarks/HeldMemoryBench"
+        ),
+        .executableTarget(
             name: "SimulationBench",
             dependencies: ["Game", "Catalog"],
             path: "Benchmarks/SimulationBench"

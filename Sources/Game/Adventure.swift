@@ -2,12 +2,32 @@
 /// `tick` is a pure function of this, the state and the commands.
 public struct Adventure: Sendable {
     public let setup: AdventureSetup
-    public let heroes: [HeroDefinition]
-    public let bosses: [BossDefinition]
-    public let rules: GameRules
+    private let resolved: Resolved
+
+    public var heroes: [HeroDefinition] { resolved.heroes }
+    public var bosses: [BossDefinition] { resolved.bosses }
+    public var rules: GameRules { resolved.rules }
     /// Who acts in which order while each boss of the route is up.
-    private let turnOrders: [[Actor]]
-    private let fighters: [Fighter]
+    private var turnOrders: [[Actor]] { resolved.turnOrders }
+
+    /// What the setup resolves to that depends only on its route and its heroes,
+    /// not on its players or seed: immutable, so adventures of the same route and
+    /// heroes can share one (a node holding thousands keeps a few of these).
+    private final class Resolved: Sendable {
+        let heroes: [HeroDefinition]
+        let bosses: [BossDefinition]
+        let rules: GameRules
+        let turnOrders: [[Actor]]
+        let fighters: [Fighter]
+
+        init(heroes: [HeroDefinition], bosses: [BossDefinition], rules: GameRules, turnOrders: [[Actor]], fighters: [Fighter]) {
+            self.heroes = heroes
+            self.bosses = bosses
+            self.rules = rules
+            self.turnOrders = turnOrders
+            self.fighters = fighters
+        }
+    }
 
     enum Actor: Hashable, Sendable {
         case hero(Int)
@@ -42,10 +62,7 @@ public struct Adventure: Sendable {
         }
 
         self.setup = setup
-        self.heroes = heroes
-        self.bosses = bosses
-        self.rules = content.rules
-        fighters = heroes.map { hero in
+        let fighters = heroes.map { hero in
             Fighter(
                 attack: hero.stats.attack,
                 defense: hero.stats.defense,
@@ -56,13 +73,35 @@ public struct Adventure: Sendable {
             )
         }
         // Faster first; on equal speed heroes go before the boss, in party order.
-        turnOrders = bosses.map { boss in
+        let turnOrders = bosses.map { boss in
             let heroSlots = heroes.indices.map { (speed: heroes[$0].stats.speed, actor: Actor.hero($0)) }
             return (heroSlots + [(speed: boss.speed, actor: .boss)])
                 .enumerated()
                 .sorted { ($0.element.speed, -$0.offset) > ($1.element.speed, -$1.offset) }
                 .map(\.element.actor)
         }
+        resolved = Resolved(heroes: heroes, bosses: bosses, rules: content.rules, turnOrders: turnOrders, fighters: fighters)
+    }
+
+    /// An adventure with `setup` that shares `other`'s resolved rules when both
+    /// have the same route and the same heroes in the same order (resolved from
+    /// the same content); otherwise it is resolved anew. Plays exactly as
+    /// `init(setup:content:)` would.
+    public init(setup: AdventureSetup, content: GameContent, sharingWith other: Adventure?) throws(AdventureSetupError) {
+        guard let other, other.setup.route == setup.route, other.setup.party.map(\.hero) == setup.party.map(\.hero) else {
+            try self.init(setup: setup, content: content)
+            return
+        }
+        try setup.checkShape()
+        self.init(setup: setup, resolved: other.resolved)
+    }
+
+    /// Whether this adventure holds the same resolved rules as `other` (not a copy).
+    public func sharesRules(with other: Adventure) -> Bool { resolved === other.resolved }
+
+    private init(setup: AdventureSetup, resolved: Resolved) {
+        self.setup = setup
+        self.resolved = resolved
     }
 
     public func start() -> AdventureState {
@@ -96,6 +135,6 @@ public struct Adventure: Sendable {
         return (next, events)
     }
 
-    func fighter(_ slot: Int) -> Fighter { fighters[slot] }
-    func bossDefinition(_ index: Int) -> BossDefinition { bosses[index] }
+    func fighter(_ slot: Int) -> Fighter { resolved.fighters[slot] }
+    func bossDefinition(_ index: Int) -> BossDefinition { resolved.bosses[index] }
 }

@@ -11,9 +11,11 @@ public struct TickPipeline: Sendable {
     public let adventure: Adventure
     public let policy: PushPolicy
 
+    /// `sharingWith`: a pipeline of another adventure, whose resolved rules this
+    /// one shares when both have the same route and heroes (see `Adventure`).
     public init(adventureID: AdventureID, setup: AdventureSetup, startedAt: Int, content: GameContent,
-                strings: StringCatalog, configuration: PushPolicyConfiguration) throws {
-        adventure = try Adventure(setup: setup, content: content)
+                strings: StringCatalog, configuration: PushPolicyConfiguration, sharingWith other: TickPipeline? = nil) throws {
+        adventure = try Adventure(setup: setup, content: content, sharingWith: other?.adventure)
         policy = PushPolicy(configuration: configuration, adventureID: adventureID, adventure: adventure,
                             content: content, strings: strings, startedAt: startedAt)
     }

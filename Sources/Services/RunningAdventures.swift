@@ -23,6 +23,9 @@ final class RunningAdventures: @unchecked Sendable {
     private let lock = NIOLock()
     private var entries: [AdventureID: Entry] = [:]
     private var pipelines: [AdventureID: TickPipeline] = [:]
+    /// A pipeline per route and heroes, whose resolved rules the next adventure of
+    /// the same route and heroes shares: a few hundred kinds of party at most.
+    private var rosters: [Roster: TickPipeline] = [:]
     private var failures: [AdventureID: String] = [:]
 
     func isKnown(_ id: AdventureID, atTick lastTick: Int) -> Bool {
@@ -85,11 +88,22 @@ final class RunningAdventures: @unchecked Sendable {
 
     func pipeline(for adventure: StoredAdventure, content: LoadedContent,
                   configuration: PushPolicyConfiguration) throws -> TickPipeline {
-        if let cached = lock.withLock({ pipelines[adventure.id] }) { return cached }
+        let roster = Roster(route: adventure.setup.route, heroes: adventure.setup.party.map(\.hero))
+        let (cached, sibling) = lock.withLock { (pipelines[adventure.id], rosters[roster]) }
+        if let cached { return cached }
         let pipeline = try TickPipeline(adventureID: adventure.id, setup: adventure.setup, startedAt: adventure.startedAt,
-                                        content: content.game, strings: content.strings, configuration: configuration)
-        lock.withLock { pipelines[adventure.id] = pipeline }
+                                        content: content.game, strings: content.strings, configuration: configuration,
+                                        sharingWith: sibling)
+        lock.withLock {
+            pipelines[adventure.id] = pipeline
+            if rosters[roster] == nil { rosters[roster] = pipeline }
+        }
         return pipeline
+    }
+
+    private struct Roster: Hashable {
+        var route: RouteID
+        var heroes: [HeroID]
     }
 
     func hasPipeline(for adventure: AdventureID) -> Bool {
