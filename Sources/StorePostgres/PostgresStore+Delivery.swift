@@ -5,6 +5,18 @@ import Store
 import Vocabulary
 
 extension PostgresStore {
+    public func recordAndClaim(_ results: [PushResult], limit: Int,
+                               now: Date) async throws -> (refusals: [StoreError?], claimed: [ClaimedPush]) {
+        try await transaction { connection in
+            (try await record(results, at: now, connection), try await claim(limit: limit, now: now, connection))
+        }
+    }
+
+    public func record(_ results: [PushResult], at now: Date) async throws -> [StoreError?] {
+        guard !results.isEmpty else { return [] }
+        return try await transaction { connection in try await record(results, at: now, connection) }
+    }
+
     /// Records APNs' answers in a fixed number of statements (one more per token
     /// found invalid, one more when some are to be tried again). An answer is
     /// refused, leaving the others recorded, when its push is not `sending` by
@@ -107,21 +119,6 @@ extension PostgresStore {
             UPDATE outbox SET state = 'dropped', outcome = \("its token was found invalid: \(reason)")
             FROM UNNEST(\(targets.map(\.0))::text[], \(targets.map(\.1))::text[]) AS t(kind, id)
             WHERE outbox.state = 'pending' AND outbox.target_kind = t.kind AND outbox.target_id = t.id
-            """, logger: logger)
-    }
-
-    /// The channel member a leave push is for; nil for every other push.
-    static func leavingMember(_ message: OutboxMessage) -> String? {
-        guard message.isEnd, case .pushToTalk(let member) = message.target else { return nil }
-        return member.rawValue
-    }
-
-    /// Once the leave push to channel members is done with (sent, refused or
-    /// undeliverable), they have left and their ephemeral tokens are dropped.
-    func finishLeaving(_ members: [String], _ connection: PostgresConnection) async throws {
-        guard !members.isEmpty else { return }
-        try await connection.query("""
-            UPDATE channel_member SET status = 'left', token = NULL WHERE id = ANY(\(members)) AND status = 'leaving'
             """, logger: logger)
     }
 }

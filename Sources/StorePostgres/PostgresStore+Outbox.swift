@@ -5,18 +5,6 @@ import Store
 import Vocabulary
 
 extension PostgresStore {
-    public func recordAndClaim(_ results: [PushResult], limit: Int,
-                               now: Date) async throws -> (refusals: [StoreError?], claimed: [ClaimedPush]) {
-        try await transaction { connection in
-            (try await record(results, at: now, connection), try await claim(limit: limit, now: now, connection))
-        }
-    }
-
-    public func record(_ results: [PushResult], at now: Date) async throws -> [StoreError?] {
-        guard !results.isEmpty else { return [] }
-        return try await transaction { connection in try await record(results, at: now, connection) }
-    }
-
     /// Claims are marked with this node; a node whose heartbeat lapsed has stopped
     /// (the heartbeat is renewed every third of `lease`), so its claims go back.
     /// A live node's claims are never taken, however old.
@@ -38,23 +26,6 @@ extension PostgresStore {
     public func nextOutboxAttemptAt() async throws -> Date? {
         try await query("SELECT MIN(next_attempt_at) FROM outbox WHERE state = 'pending'", logger: logger)
             .decodeFirst(Date?.self) ?? nil
-    }
-
-    public func outbox(of adventure: AdventureID) async throws -> [OutboxEntry] {
-        try await snapshot { connection in
-            _ = try await requireAdventure(adventure, lock: "", connection)
-            return try await outboxEntries(of: adventure, connection)
-        }
-    }
-
-    public func pushLog(of adventure: AdventureID) async throws -> [PushLogEntry] {
-        try await snapshot { connection in
-            _ = try await requireAdventure(adventure, lock: "", connection)
-            return try await connection.query("""
-                SELECT \(unescaped: Self.pushLogColumns)
-                FROM push_log l JOIN outbox o ON o.id = l.outbox WHERE l.adventure = \(adventure.rawValue) ORDER BY l.id
-                """, logger: logger).decodeAll(PushLogColumns.self).map { try Self.pushLogEntry($0, of: adventure) }
-        }
     }
 
     // MARK: - Claiming
@@ -79,7 +50,7 @@ extension PostgresStore {
     /// `OutboxStore` says, pushes with a newer one to their target are superseded
     /// and those that can go nowhere are dropped. A handful of statements per
     /// batch, however many rows.
-    private func claim(limit: Int, now: Date, _ connection: PostgresConnection) async throws -> [ClaimedPush] {
+    func claim(limit: Int, now: Date, _ connection: PostgresConnection) async throws -> [ClaimedPush] {
         guard limit > 0 else { return [] }
         var claimed: [ClaimedPush] = []
         var after: Int64 = 0
@@ -174,35 +145,5 @@ extension PostgresStore {
                 return .pushToTalk(status: row?.0, validToken: row?.1, isLeavePush: message.isEnd)
             }
         }
-    }
-
-    // MARK: - Reading rows back
-
-    static let outboxColumns = """
-        id, adventure, target_kind, target_id, push_type, topic, priority, expiration, payload, reason, has_alert, is_end,
-        supersedable, tick, state, outcome, attempts, created_at
-        """
-
-    typealias OutboxColumns = (Int64, String?, String, String, String, String, Int, Int, Data, String, Bool, Bool, Bool, Int?,
-                               String, String?, Int, Date)
-
-    static func entry(_ row: OutboxColumns) throws -> OutboxEntry {
-        let (id, adventure, kind, target, pushType, topic, storedPriority, expiration, payload, reason, hasAlert, isEnd, supersedable,
-             tick, state, outcome, attempts, createdAt) = row
-        let priority = try StoredValues.priority(storedPriority, ofOutboxRow: id)
-        guard let state = OutboxState(rawValue: state) else { throw StoreError.corrupt("state '\(state)' of outbox row \(id)") }
-        let message = OutboxMessage(target: try PushTarget(kind: kind, id: target), pushType: try Self.pushType(pushType),
-                                    topic: Topic(rawValue: topic), priority: priority, expiration: expiration, payload: payload,
-                                    reason: reason, hasAlert: hasAlert, isEnd: isEnd, supersedable: supersedable)
-        return OutboxEntry(id: OutboxID(id), adventure: adventure.map(AdventureID.init), tick: tick, message: message,
-                           state: state, outcome: outcome, attempts: attempts, createdAt: createdAt)
-    }
-
-    static func pushType(_ stored: String) throws -> PushType { try StoredValues.pushType(stored) }
-
-    func outboxEntries(of adventure: AdventureID, _ connection: PostgresConnection) async throws -> [OutboxEntry] {
-        try await connection.query("""
-            SELECT \(unescaped: Self.outboxColumns) FROM outbox WHERE adventure = \(adventure.rawValue) ORDER BY id
-            """, logger: logger).decodeAll(OutboxColumns.self).map(Self.entry)
     }
 }

@@ -51,6 +51,21 @@ extension PostgresStore {
                 """, logger: logger)
         }
     }
+
+    /// The channel member a leave push is for; nil for every other push.
+    static func leavingMember(_ message: OutboxMessage) -> String? {
+        guard message.isEnd, case .pushToTalk(let member) = message.target else { return nil }
+        return member.rawValue
+    }
+
+    /// Once the leave push to channel members is done with (sent, refused or
+    /// undeliverable), they have left and their ephemeral tokens are dropped.
+    func finishLeaving(_ members: [String], _ connection: PostgresConnection) async throws {
+        guard !members.isEmpty else { return }
+        try await connection.query("""
+            UPDATE channel_member SET status = 'left', token = NULL WHERE id = ANY(\(members)) AND status = 'leaving'
+            """, logger: logger)
+    }
 }
 
 /// A push to queue, with the adventure and tick it belongs to, if any.

@@ -55,4 +55,51 @@ extension PostgresStore {
                             status: status, reason: reason, apnsID: apnsID, attempts: attempts, sentAt: sentAt,
                             tick: tick, decision: decision, payload: payload)
     }
+
+    public func outbox(of adventure: AdventureID) async throws -> [OutboxEntry] {
+        try await snapshot { connection in
+            _ = try await requireAdventure(adventure, lock: "", connection)
+            return try await outboxEntries(of: adventure, connection)
+        }
+    }
+
+    public func pushLog(of adventure: AdventureID) async throws -> [PushLogEntry] {
+        try await snapshot { connection in
+            _ = try await requireAdventure(adventure, lock: "", connection)
+            return try await connection.query("""
+                SELECT \(unescaped: Self.pushLogColumns)
+                FROM push_log l JOIN outbox o ON o.id = l.outbox WHERE l.adventure = \(adventure.rawValue) ORDER BY l.id
+                """, logger: logger).decodeAll(PushLogColumns.self).map { try Self.pushLogEntry($0, of: adventure) }
+        }
+    }
+
+    // MARK: - Reading rows back
+
+    static let outboxColumns = """
+        id, adventure, target_kind, target_id, push_type, topic, priority, expiration, payload, reason, has_alert, is_end,
+        supersedable, tick, state, outcome, attempts, created_at
+        """
+
+    typealias OutboxColumns = (Int64, String?, String, String, String, String, Int, Int, Data, String, Bool, Bool, Bool, Int?,
+                               String, String?, Int, Date)
+
+    static func entry(_ row: OutboxColumns) throws -> OutboxEntry {
+        let (id, adventure, kind, target, pushType, topic, storedPriority, expiration, payload, reason, hasAlert, isEnd, supersedable,
+             tick, state, outcome, attempts, createdAt) = row
+        let priority = try StoredValues.priority(storedPriority, ofOutboxRow: id)
+        guard let state = OutboxState(rawValue: state) else { throw StoreError.corrupt("state '\(state)' of outbox row \(id)") }
+        let message = OutboxMessage(target: try PushTarget(kind: kind, id: target), pushType: try Self.pushType(pushType),
+                                    topic: Topic(rawValue: topic), priority: priority, expiration: expiration, payload: payload,
+                                    reason: reason, hasAlert: hasAlert, isEnd: isEnd, supersedable: supersedable)
+        return OutboxEntry(id: OutboxID(id), adventure: adventure.map(AdventureID.init), tick: tick, message: message,
+                           state: state, outcome: outcome, attempts: attempts, createdAt: createdAt)
+    }
+
+    static func pushType(_ stored: String) throws -> PushType { try StoredValues.pushType(stored) }
+
+    func outboxEntries(of adventure: AdventureID, _ connection: PostgresConnection) async throws -> [OutboxEntry] {
+        try await connection.query("""
+            SELECT \(unescaped: Self.outboxColumns) FROM outbox WHERE adventure = \(adventure.rawValue) ORDER BY id
+            """, logger: logger).decodeAll(OutboxColumns.self).map(Self.entry)
+    }
 }

@@ -123,17 +123,4 @@ extension SQLiteStore {
             try Date.fetchOne(db, sql: "SELECT MIN(nextAttemptAt) FROM outbox WHERE state = 'pending'")
         }
     }
-
-    /// Every push decided for the adventure and what became of it, in the order decided.
-    public func outbox(of adventure: AdventureID) async throws -> [OutboxEntry] {
-        try await read { db in try Self.outboxEntries(of: adventure, db) }
-    }
-
-    /// What was sent for the adventure and what APNs answered, in the order sent.
-    public func pushLog(of adventure: AdventureID) async throws -> [PushLogEntry] {
-        try await read { db in
-            _ = try Self.requireAdventure(adventure, db)
-            return try Self.pushLogEntries(of: adventure, after: 0, limit: -1, db).map(\.entry)
-        }
-    }
 }

@@ -4,6 +4,19 @@ import Store
 import Vocabulary
 
 extension SQLiteStore {
+    /// Every push decided for the adventure and what became of it, in the order decided.
+    public func outbox(of adventure: AdventureID) async throws -> [OutboxEntry] {
+        try await read { db in try Self.outboxEntries(of: adventure, db) }
+    }
+
+    /// What was sent for the adventure and what APNs answered, in the order sent.
+    public func pushLog(of adventure: AdventureID) async throws -> [PushLogEntry] {
+        try await read { db in
+            _ = try Self.requireAdventure(adventure, db)
+            return try Self.pushLogEntries(of: adventure, after: 0, limit: -1, db).map(\.entry)
+        }
+    }
+
     /// One writer commits the log's entries in the order of their numbers, so a
     /// reader's cursor is the last number it read (`batch` is always 0).
     public func pushLog(of adventure: AdventureID, after cursor: PushLogCursor, limit: Int) async throws -> PushLogPage {

@@ -84,7 +84,11 @@ import Vocabulary
         rig.sender.answer { _ in first.withLockedValue { was in defer { was = false }; return was } ? .serviceUnavailable : APNsResponse(status: 200) }
         try await rig.store.playNextTick(of: rig.adventure.id) { _ in [update(rig.activities[0], tick: 1)] }
         try await rig.running {
-            try await rig.eventually("tick 1 answered try later") { try await rig.store.nextOutboxAttemptAt() != nil }
+            // Answered and waiting for its retry: before that, tick 2 would supersede it unsent.
+            try await rig.eventually("tick 1 answered try later") {
+                guard !rig.sender.sent.isEmpty else { return false }
+                return try await rig.states() == ["pending"]
+            }
             try await rig.store.playNextTick(of: rig.adventure.id) { _ in [update(rig.activities[0], tick: 2)] }
             rig.wall.advance(by: 3600)
             try await rig.eventually("tick 2 sent") { try await rig.states() == ["superseded", "sent"] }
