@@ -1,3 +1,4 @@
+import ConsoleView
 import Hummingbird
 
 extension RangersAPI {
@@ -96,6 +97,12 @@ extension RangersAPI {
         router.get("/live/adventures/{adventureID}/events") { request, context in
             try await liveEvents(request, context: context, adventure: context.parameters.path("adventureID"))
         }
+
+        // The game master's console (pages for a browser, signed in with a session)
+        router.get(RouterPath(ConsolePaths.home)) { request, _ in try await consoleHome(request) }
+        router.post(RouterPath(ConsolePaths.signIn)) { request, context in try await consoleSignIn(request, context: context) }
+        router.post(RouterPath(ConsolePaths.signOut)) { request, context in try await consoleSignOut(request, context: context) }
+        router.get(RouterPath(ConsolePaths.audit)) { request, _ in try await consoleAudit(request) }
 
         // Operations
         router.get("/healthz") { _, _ in try await health() }
