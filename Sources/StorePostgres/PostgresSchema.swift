@@ -21,8 +21,9 @@ enum PostgresSchema {
     ]
 
     /// The game master's console: its sessions, by the hash of the cookie's secret
-    /// (so that any node knows them and a sign-out ends them everywhere), and its
-    /// audit trail, paged newest first by id. Times are unix seconds.
+    /// (so that any node knows them and a sign-out ends them everywhere), its
+    /// audit trail, paged newest first by id, and the party directory's order.
+    /// Times are unix seconds.
     private static let v9Console = [
         """
         CREATE TABLE console_session (
@@ -34,6 +35,8 @@ enum PostgresSchema {
         )
         """,
         "CREATE INDEX console_session_by_expiry ON console_session(expires_at)",
+        // The console's party directory: by name byte for byte, as SQLite orders it, then id.
+        #"CREATE INDEX party_by_name_and_id ON party ((name COLLATE "C"), id)"#,
         """
         CREATE TABLE console_audit (
             id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,

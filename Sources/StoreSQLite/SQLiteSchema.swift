@@ -383,8 +383,9 @@ enum Schema {
     /// Attempts per key (a client address and what it tried) in the current fixed
     /// window, for the limits against abuse: one row per key, rewritten in place.
     /// The game master's console: its sessions, by the hash of the cookie's secret
-    /// (so that any node knows them and a sign-out ends them everywhere), and its
-    /// audit trail, paged newest first by id. Times are unix seconds.
+    /// (so that any node knows them and a sign-out ends them everywhere), its
+    /// audit trail, paged newest first by id, and the party directory's order.
+    /// Times are unix seconds.
     private static func v11Console(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE consoleSession (
@@ -395,6 +396,8 @@ enum Schema {
                 expiresAt INTEGER NOT NULL
             ) WITHOUT ROWID;
             CREATE INDEX consoleSession_byExpiry ON consoleSession(expiresAt);
+            -- The console's party directory: by name, then id, a page at a time.
+            CREATE INDEX party_byNameAndID ON party(name, id);
             CREATE TABLE consoleAudit (
                 id INTEGER PRIMARY KEY AUTOINCREMENT,
                 at INTEGER NOT NULL,

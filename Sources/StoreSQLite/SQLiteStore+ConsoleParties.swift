@@ -1,0 +1,88 @@
+import Foundation
+import GRDB
+import Store
+import Game
+import Vocabulary
+
+extension SQLiteStore {
+    public func partyDirectory(search: PartySearch?, after: PartyDirectoryCursor?, limit: Int) async throws -> [PartyListing] {
+        var conditions: [String] = []
+        var arguments: StatementArguments = []
+        if let after {
+            // A row value: the index on (name, id) gives the page from where the last one ended.
+            conditions.append("(party.name, party.id) > (?, ?)")
+            arguments += [after.name, after.id.rawValue]
+        }
+        if let search {
+            // lower() folds A–Z only, as PostgreSQL's does under the engines' shared order.
+            var match = "instr(lower(party.name), lower(?)) > 0"
+            arguments += [search.text]
+            if let code = search.inviteCode {
+                match = "(\(match) OR party.inviteCode = ?)"
+                arguments += [code.rawValue]
+            }
+            conditions.append(match)
+        }
+        arguments += [limit]
+        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let sql = """
+            SELECT party.*, (SELECT count(*) FROM membership WHERE membership.party = party.id) AS memberCount,
+                (SELECT adventure.id FROM adventure WHERE adventure.party = party.id AND adventure.status = 'running') AS running
+            FROM party \(filter) ORDER BY party.name, party.id LIMIT ?
+            """
+        let bound = arguments
+        return try await read { db in
+            try Row.fetchAll(db, sql: sql, arguments: bound).map { row in
+                PartyListing(party: try PartyRow(row: row).value(), memberCount: row["memberCount"],
+                             runningAdventure: (row["running"] as String?).map(AdventureID.init))
+            }
+        }
+    }
+
+    public func consolePlayers(_ players: [PlayerID]) async throws -> [ConsolePlayer] {
+        let ids = players.map(\.rawValue)
+        return try await read { db in
+            let marks = databaseQuestionMarks(count: ids.count)
+            let names = Dictionary(try Row.fetchAll(db, sql: "SELECT id, name FROM player WHERE id IN (\(marks))",
+                                                    arguments: StatementArguments(ids)).map { ($0["id"] as String, $0["name"] as String) },
+                                   uniquingKeysWith: { first, _ in first })
+            let phones = try Row.fetchAll(db, sql: """
+                SELECT id, player, pushToStartToken IS NOT NULL AND pushToStartTokenInvalidAt IS NULL AS registered,
+                    pushToStartTokenInvalidReason, locale
+                FROM device WHERE player IN (\(marks)) ORDER BY updatedAt, id
+                """, arguments: StatementArguments(ids)).map { row in
+                ConsolePhone(device: DeviceID(row[0] as String), player: PlayerID(row[1] as String), pushToStartRegistered: row[2],
+                             invalidReason: row[3], locale: row[4])
+            }
+            return ids.compactMap { id in
+                names[id].map { ConsolePlayer(id: PlayerID(id), name: $0, phones: phones.filter { $0.player.rawValue == id }) }
+            }
+        }
+    }
+
+    public func consoleActivities(of adventure: AdventureID) async throws -> [ConsoleActivity] {
+        try await read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT liveActivity.id, liveActivity.player, liveActivity.heroID, liveActivity.frequentUpdates, liveActivity.locale,
+                    liveActivity.status,
+                    (SELECT invalidReason FROM activityToken WHERE activity = liveActivity.id ORDER BY id DESC LIMIT 1)
+                FROM liveActivity WHERE adventure = ? ORDER BY createdAt, rowid
+                """, arguments: [adventure.rawValue]).compactMap { row in
+                guard let status = LiveActivityStatus(rawValue: row[5]) else { return nil }
+                return ConsoleActivity(id: ActivityID(row[0] as String), player: PlayerID(row[1] as String),
+                                       hero: (row[2] as String?).map(HeroID.init), frequentUpdates: row[3], locale: row[4],
+                                       status: status, tokenInvalidReason: row[6])
+            }
+        }
+    }
+
+    public func consoleWalkieTalkie(of party: PartyID) async throws -> ConsoleWalkieTalkie? {
+        try await read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT id, createdAt, closedAt FROM channel WHERE party = ?",
+                                             arguments: [party.rawValue]) else { return nil }
+            let channel = Channel(id: ChannelID(row[0] as String), party: party, createdAt: row[1], closedAt: row[2])
+            let listening = try Self.listeners(of: channel.id, db).map(\.player)
+            return ConsoleWalkieTalkie(channel: channel, listening: listening)
+        }
+    }
+}
