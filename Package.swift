@@ -160,7 +160,7 @@ let package = Package(
         // The game master's console: server-rendered pages, no script.
         .target(
             name: "ConsoleView",
-            dependencies: ["Replay", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["Vocabulary", "Game", "Store", "Replay", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // What browser tests share: finding Chromium and driving it over the DevTools protocol.
         .target(name: "BrowserTestSupport", path: "Tests/BrowserTestSupport"),

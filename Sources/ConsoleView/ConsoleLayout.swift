@@ -8,6 +8,7 @@ public enum ConsoleLayout {
     /// Where the signed-in pages are, in the order the navigation lists them.
     public static let sections: [(path: String, title: String)] = [
         (ConsolePaths.home, "Overview"),
+        (ConsolePaths.parties, "Parties"),
         (ConsolePaths.audit, "Audit trail"),
     ]
 
@@ -80,4 +81,12 @@ public enum ConsolePaths {
     public static let signIn = "/console/sign-in"
     public static let signOut = "/console/sign-out"
     public static let audit = "/console/audit"
+    public static let parties = "/console/parties"
+
+    public static func party(_ id: String) -> String { parties + "/" + segment(id) }
+
+    /// One path segment, percent-encoded: ids may hold any character.
+    public static func segment(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? text
+    }
 }

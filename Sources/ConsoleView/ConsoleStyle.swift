@@ -26,5 +26,10 @@ enum ConsoleStyle {
         th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid #8883; vertical-align: top; }
         .table { overflow-x: auto; }
         .pager { margin-top: 1rem; }
+        h2 { font-size: 1.1rem; margin: 1.4rem 0 .5rem; }
+        .code { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: .9em; overflow-wrap: anywhere; }
+        form.search { margin-bottom: 1rem; }
+        form.search button { margin-top: .5rem; }
+        .running { color: #1e8e3e; font-weight: 600; }
         """
 }

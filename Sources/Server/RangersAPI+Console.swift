@@ -104,19 +104,22 @@ extension RangersAPI {
         configuration.limits.clientAddress(peer: context.peerAddress, forwardedFor: request.headers[.xForwardedFor])
     }
 
-    /// Runs a page's work, answering its refusals as pages. Other errors (the
-    /// store away) go on to the error middleware.
-    private func consolePage(_ body: () async throws -> Response) async throws -> Response {
+    /// Runs a page's work, answering its refusals as pages, the API's and the
+    /// store's too (an unknown party is a 404 page). Faults (the store away, a
+    /// 5xx) go on to the error middleware.
+    func consolePage(_ body: () async throws -> Response) async throws -> Response {
         do {
             return try await body()
+        } catch let error as APIError where (400..<500).contains(error.status.code) {
+            return Self.refusalPage(error.message, status: error.status)
+        } catch let error as StoreError where (400..<500).contains(APIError(error).status.code) {
+            return Self.refusalPage(APIError(error).message, status: APIError(error).status)
         } catch let refusal as ConsoleRefusal {
             switch refusal {
             case .signInFirst:
                 return Self.redirect(to: ConsolePaths.home)
             case .forbidden(let message):
-                var response = Self.page(ConsolePages.refused(title: "Refused", message: message))
-                response.status = .forbidden
-                return response
+                return Self.refusalPage(message, status: .forbidden)
             case .badForm(let message):
                 var response = Self.page(ConsolePages.refused(title: "Not understood", message: message))
                 response.status = .badRequest
@@ -127,6 +130,12 @@ extension RangersAPI {
                 return response
             }
         }
+    }
+
+    static func refusalPage(_ message: String, status: HTTPResponse.Status) -> Response {
+        var response = page(ConsolePages.refused(title: "Refused", message: message))
+        response.status = status
+        return response
     }
 
     static func signedIn(_ session: ConsoleSession) -> ConsoleLayout.SignedIn {

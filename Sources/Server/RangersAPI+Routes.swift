@@ -103,6 +103,10 @@ extension RangersAPI {
         router.post(RouterPath(ConsolePaths.signIn)) { request, context in try await consoleSignIn(request, context: context) }
         router.post(RouterPath(ConsolePaths.signOut)) { request, context in try await consoleSignOut(request, context: context) }
         router.get(RouterPath(ConsolePaths.audit)) { request, _ in try await consoleAudit(request) }
+        router.get(RouterPath(ConsolePaths.parties)) { request, _ in try await consoleParties(request) }
+        router.get(RouterPath(ConsolePaths.parties + "/{partyID}")) { request, context in
+            try await consoleParty(request, id: context.parameters.path("partyID"))
+        }
 
         // Operations
         router.get("/healthz") { _, _ in try await health() }

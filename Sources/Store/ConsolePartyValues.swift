@@ -54,6 +54,7 @@ public struct ConsolePhone: Hashable, Sendable {
     public var pushToStartRegistered: Bool
     /// Why APNs refused the token (`Unregistered`, `BadDeviceToken` …), when it did.
     public var invalidReason: String?
+    /// The catalog language its pushes are written in (the API keeps the locale's).
     public var locale: String
 
     public init(device: DeviceID, player: PlayerID, pushToStartRegistered: Bool, invalidReason: String?, locale: String) {

@@ -15,17 +15,26 @@ import Testing
 
     /// What a page shows, read from it.
     static let readPage = """
-        JSON.stringify({ path: location.pathname, title: document.querySelector("h1") ? document.querySelector("h1").textContent : "",
+        JSON.stringify({ path: location.pathname, query: location.search, ready: document.readyState, title: document.querySelector("h1") ? document.querySelector("h1").textContent : "",
           signedIn: !!document.getElementById("signed-in"), session: (document.getElementById("session") || {}).textContent || "",
           signInForm: !!document.getElementById("sign-in"), focused: document.activeElement ? document.activeElement.id : "",
           keyLabel: (document.querySelector("label[for=key]") || {}).textContent || "",
           auditActions: Array.from(document.querySelectorAll("#audit tbody tr")).map(function (row) { return row.dataset.action; }),
           auditSessions: Array.from(document.querySelectorAll("#audit tbody tr td:nth-child(3)")).map(function (cell) { return cell.textContent; }),
+          parties: Array.from(document.querySelectorAll("#parties tbody tr")).map(function (row) { return row.dataset.party; }),
+          partyNames: Array.from(document.querySelectorAll("#parties tbody tr td:first-child")).map(function (cell) { return cell.textContent; }),
+          members: Array.from(document.querySelectorAll("#members tbody tr")).map(function (row) {
+            return row.cells[0].textContent + " " + row.cells[1].textContent; }),
+          phones: Array.from(document.querySelectorAll("#phones tbody tr")).map(function (row) {
+            return row.cells[0].textContent + " " + row.cells[2].textContent + " " + row.cells[3].textContent; }),
+          inviteCode: (document.getElementById("invite-code") || {}).textContent || "",
           cookie: document.cookie, width: document.documentElement.scrollWidth })
         """
 
     struct Shown: Decodable {
         var path: String
+        var query: String
+        var ready: String
         var title: String
         var signedIn: Bool
         var session: String
@@ -34,6 +43,11 @@ import Testing
         var keyLabel: String
         var auditActions: [String]
         var auditSessions: [String]
+        var parties: [String]
+        var partyNames: [String]
+        var members: [String]
+        var phones: [String]
+        var inviteCode: String
         var cookie: String
         var width: Int
     }
@@ -47,7 +61,7 @@ import Testing
     func waitFor(_ page: DevToolsPage, _ what: String, _ condition: (Shown) -> Bool) async throws -> Shown {
         let deadline = ContinuousClock.now + .seconds(15)
         while true {
-            if let now = try? await shown(page), condition(now) { return now }
+            if let now = try? await shown(page), now.ready == "complete", condition(now) { return now }
             guard ContinuousClock.now < deadline else {
                 throw TimedOut(what: "the console to show \(what); it shows \(String(describing: try? await shown(page)))")
             }
@@ -63,8 +77,16 @@ import Testing
     }
 
     @Test func theGameMasterSignsInWithTheKeyboardSeesTheAuditTrailAndSignsOut() async throws {
+        try await withServerAndBrowser { try await signInAndOut($0, $1) }
+    }
+
+    @Test func theGameMasterFindsAPartyByItsInviteCodeAndSeesItsPhones() async throws {
+        try await withServerAndBrowser { try await findAParty($0, $1) }
+    }
+
+    /// Runs `body` with a live server and a browser, closing both whatever happens.
+    func withServerAndBrowser(_ body: (LivePageServer, DevToolsBrowser) async throws -> Void) async throws {
         guard Chromium.executable() != nil else { throw Chromium.Missing() }
-        try? FileManager.default.removeItem(at: Self.artifacts)
         try FileManager.default.createDirectory(at: Self.artifacts, withIntermediateDirectories: true)
         let server = try await LivePageServer.start(policy: PushPolicyConfiguration())
         let browser: DevToolsBrowser
@@ -75,7 +97,7 @@ import Testing
             throw error
         }
         do {
-            try await signInAndOut(server, browser)
+            try await body(server, browser)
         } catch {
             await browser.close()
             await server.shutdown()
@@ -85,7 +107,71 @@ import Testing
         await server.shutdown()
     }
 
+    func screenshot(_ page: DevToolsPage, _ name: String) async throws {
+        let file = Self.artifacts.appendingPathComponent("\(name).png")
+        try await page.screenshot(to: file)
+        let size = try Data(contentsOf: file).count
+        #expect(size > 5_000, "\(name).png is \(size) bytes: an empty page?")
+    }
+
+    /// Signs in from the form with the keyboard; the overview as it shows.
+    func signIn(_ page: DevToolsPage, _ server: LivePageServer) async throws -> Shown {
+        try await page.navigate(server.base + "/console")
+        _ = try await waitFor(page, "the sign-in form with the key's field focused") { $0.signInForm && $0.focused == "key" }
+        try await page.send("Input.insertText", ["text": TestServer.gameMasterKey])
+        try await press("Enter", code: 13, text: "\r", on: page)
+        return try await waitFor(page, "the overview") { $0.signedIn }
+    }
+
+    /// A party whose members' names are in Vietnamese, Korean and Chinese, each with a phone.
+    func makeParty(_ server: LivePageServer) async throws -> (id: String, inviteCode: String) {
+        var keys: [String] = []
+        for (name, hero, locale) in [("Ánh", "power-panda", "vi-VN"), ("민준", "egghead", "ko-KR"), ("小龙", "spouty", "zh-Hans-CN")] {
+            let key = try #require(try await server.call("POST", "/v1/players", body: ["name": name])["apiKey"] as? String)
+            try await server.call("PUT", "/v1/players/me/heroes", key: key, body: ["heroes": [hero]])
+            try await server.call("PUT", "/v1/devices/phone-\(keys.count)/push-to-start-token", key: key,
+                                  body: ["pushToken": String(repeating: "a\(keys.count)", count: 32), "locale": locale])
+            keys.append(key)
+        }
+        let party = try await server.call("POST", "/v1/parties", key: keys[0], body: ["name": "Đội Rồng 용사들 龙队", "hero": "power-panda"])
+        let code = try #require(party["inviteCode"] as? String)
+        for (key, hero) in zip(keys.dropFirst(), ["egghead", "spouty"]) {
+            try await server.call("POST", "/v1/parties/join", key: key, body: ["inviteCode": code, "hero": hero])
+        }
+        return (try #require(party["id"] as? String), code)
+    }
+
+    func findAParty(_ server: LivePageServer, _ browser: DevToolsBrowser) async throws {
+        let party = try await makeParty(server)
+        let page = try await DevToolsPage.open(in: browser, width: 390, height: 844, mobile: true)
+        _ = try await signIn(page, server)
+        // To the directory by its link, to the search box with the keyboard.
+        _ = try await page.evaluate(#"document.querySelector("nav a[href='/console/parties']").click()"#)
+        _ = try await waitFor(page, "the party directory") { $0.path == "/console/parties" }
+        _ = try await page.evaluate(#"document.getElementById("q").focus()"#)
+        // As a player reads it out: small letters, a dash in the middle.
+        let typed = party.inviteCode.lowercased().prefix(4) + "-" + party.inviteCode.lowercased().suffix(4)
+        try await page.send("Input.insertText", ["text": String(typed)])
+        try await press("Enter", code: 13, text: "\r", on: page)
+        let listed = try await waitFor(page, "the party found") { $0.query.hasPrefix("?q=") && $0.parties == [party.id] }
+        #expect(listed.partyNames == ["Đội Rồng 용사들 龙队"])
+        #expect(listed.width <= 390)
+        try await screenshot(page, "5-parties")
+
+        _ = try await page.evaluate(##"document.querySelector("#parties a").click()"##)
+        let shown = try await waitFor(page, "the party's page") { $0.path.hasPrefix("/console/parties/") && !$0.members.isEmpty }
+        #expect(shown.title == "Party Đội Rồng 용사들 龙队")
+        #expect(shown.members == ["Ánh Power Panda", "민준 Egghead", "小龙 Spouty"])
+        #expect(shown.phones == ["Ánh registered vi", "민준 registered ko", "小龙 registered zh-Hans"])
+        #expect(shown.inviteCode == party.inviteCode)
+        #expect(shown.width <= 390)
+        try await screenshot(page, "6-party")
+        #expect(page.errors.map(\.text) == [], "what the page or the browser reported")
+    }
+
     func signInAndOut(_ server: LivePageServer, _ browser: DevToolsBrowser) async throws {
+        try? FileManager.default.removeItem(at: Self.artifacts)
+        try FileManager.default.createDirectory(at: Self.artifacts, withIntermediateDirectories: true)
         let page = try await DevToolsPage.open(in: browser, width: 390, height: 844, mobile: true)
         try await page.navigate(server.base + "/console")
         // The key's field takes the focus: the game master types at once.

@@ -50,6 +50,13 @@ struct RouteSample: Sendable, CustomStringConvertible {
         return sample
     }
 
+    /// The same sample at another address (one with a path parameter).
+    func at(_ uri: @escaping @Sendable (Fixture) -> String) -> RouteSample {
+        var sample = self
+        sample.uri = uri
+        return sample
+    }
+
     /// The headers besides the key: the body's type, a console browser's cookies.
     func headers(_ fixture: Fixture) -> HTTPFields {
         var headers: HTTPFields = contentType.map { [.contentType: $0] } ?? [:]
@@ -136,6 +143,8 @@ struct RouteSample: Sendable, CustomStringConvertible {
         .console(.post, "/console/sign-in", body: { "key=\(TestServer.gameMasterKey)&csrf=\($0.consoleCSRF)" }, prepare: openConsole),
         .console(.post, "/console/sign-out", body: { "csrf=\($0.consoleCSRF)" }, prepare: signInToConsole),
         .console(.get, "/console/audit", prepare: signInToConsole),
+        .console(.get, "/console/parties", prepare: signInToConsole),
+        RouteSample.console(.get, "/console/parties/{partyID}", prepare: signInToConsole).at { "/console/parties/\($0.partyID)" },
         RouteSample(method: .get, template: "/healthz", caller: .anyone, uri: { _ in "/healthz" }),
         RouteSample(method: .get, template: "/readyz", caller: .anyone, uri: { _ in "/readyz" }),
         RouteSample(method: .get, template: "/metrics", caller: .anyone, uri: { _ in "/metrics" }),
