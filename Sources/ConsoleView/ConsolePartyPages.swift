@@ -135,6 +135,14 @@ public enum ConsolePartyPages {
             """)
     }
 
+    /// Where the start form would be while the party is on an adventure; `problem`:
+    /// why a start was refused (it began meanwhile, say).
+    public static func onAdventure(_ adventure: String, tick: Int, problem: String?) -> String {
+        let e = ConsoleLayout.escape
+        return (problem.map { #"<p class="error" id="start-error" role="alert">\#(e($0))</p>"# } ?? "")
+            + #"<p id="on-adventure" class="running">On adventure <span class="code">\#(e(adventure))</span>, tick \#(tick).</p>"#
+    }
+
     static func table(_ id: String, _ headings: [String], _ rows: String) -> String {
         """
         <div class="table"><table id="\(id)">

@@ -31,5 +31,7 @@ enum ConsoleStyle {
         form.search { margin-bottom: 1rem; }
         form.search button { margin-top: .5rem; }
         .running { color: #1e8e3e; font-weight: 600; }
+        label.inline { display: inline; font-weight: 400; }
+        .field-error { margin: .25rem 0 0; }
         """
 }

@@ -100,7 +100,7 @@ extension RangersAPI {
         return response
     }
 
-    private func clientAddress(_ request: Request, _ context: RangersRequestContext) -> String {
+    func clientAddress(_ request: Request, _ context: RangersRequestContext) -> String {
         configuration.limits.clientAddress(peer: context.peerAddress, forwardedFor: request.headers[.xForwardedFor])
     }
 

@@ -37,9 +37,7 @@ extension RangersAPI {
     /// `GET /console/parties/{partyID}`: the party, its members, heroes, phones, activities, walkie-talkie, adventures.
     func consoleParty(_ request: Request, id: PathParameter<PartyID>) async throws -> Response {
         try await consolePage {
-            let session = try await consoleGate.session(request)
-            let view = try await partyView(try id.checked())
-            return Self.page(ConsolePartyPages.party(Self.signedIn(session), view, names: consoleNames))
+            try await partyPage(try id.checked(), session: try await consoleGate.session(request))
         }
     }
 

@@ -107,6 +107,9 @@ extension RangersAPI {
         router.get(RouterPath(ConsolePaths.parties + "/{partyID}")) { request, context in
             try await consoleParty(request, id: context.parameters.path("partyID"))
         }
+        router.post(RouterPath(ConsolePaths.parties + "/{partyID}/adventures")) { request, context in
+            try await consoleStartAdventure(request, context: context, party: context.parameters.path("partyID"))
+        }
 
         // Operations
         router.get("/healthz") { _, _ in try await health() }

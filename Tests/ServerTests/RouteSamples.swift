@@ -67,6 +67,9 @@ struct RouteSample: Sendable, CustomStringConvertible {
     /// The statuses that say the sample was accepted.
     var accepted: Set<Int> { isConsole && method == .post ? [303] : [200, 201, 202, 204] }
 
+    /// Starts an adventure: the fixture's party must have none running.
+    var startsAnAdventure: Bool { ["POST /v1/gm/adventures", "POST /console/parties/{partyID}/adventures"].contains(route) }
+
     /// Has a JSON body the shape tests can break.
     var takesJSON: Bool { body != nil && contentType == nil }
 
@@ -145,6 +148,9 @@ struct RouteSample: Sendable, CustomStringConvertible {
         .console(.get, "/console/audit", prepare: signInToConsole),
         .console(.get, "/console/parties", prepare: signInToConsole),
         RouteSample.console(.get, "/console/parties/{partyID}", prepare: signInToConsole).at { "/console/parties/\($0.partyID)" },
+        RouteSample.console(.post, "/console/parties/{partyID}/adventures",
+                            body: { "csrf=\($0.consoleCSRF)&route=whispering-woods&tickInterval=2&seed=7" },
+                            prepare: signInToConsole).at { "/console/parties/\($0.partyID)/adventures" },
         RouteSample(method: .get, template: "/healthz", caller: .anyone, uri: { _ in "/healthz" }),
         RouteSample(method: .get, template: "/readyz", caller: .anyone, uri: { _ in "/readyz" }),
         RouteSample(method: .get, template: "/metrics", caller: .anyone, uri: { _ in "/metrics" }),
