@@ -9,6 +9,7 @@ public enum ConsoleLayout {
     public static let sections: [(path: String, title: String)] = [
         (ConsolePaths.home, "Overview"),
         (ConsolePaths.parties, "Parties"),
+        (ConsolePaths.adventures, "Running"),
         (ConsolePaths.audit, "Audit trail"),
     ]
 
@@ -24,7 +25,9 @@ public enum ConsoleLayout {
     }
 
     /// `body` is HTML already escaped; `current` is the navigation's path to mark.
-    static func page(title: String, current: String?, signedIn: SignedIn?, body: String) -> String {
+    /// `refresh`: seconds after which the browser loads the page again (a page
+    /// that follows something running, without a script).
+    static func page(title: String, current: String?, signedIn: SignedIn?, refresh: Int? = nil, body: String) -> String {
         let navigation = signedIn.map { session in
             let links = sections.map { section in
                 let mark = section.path == current ? #" aria-current="page""# : ""
@@ -43,7 +46,7 @@ public enum ConsoleLayout {
             <head>
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta name="referrer" content="no-referrer">
+            <meta name="referrer" content="no-referrer">\(refresh.map { #"\#n<meta http-equiv="refresh" content="\#($0)">"# } ?? "")
             <link rel="icon" href="data:,">
             <title>\(escape(title)) · Emoji Rangers console</title>
             <style>\(ConsoleStyle.css)</style>
@@ -82,6 +85,9 @@ public enum ConsolePaths {
     public static let signOut = "/console/sign-out"
     public static let audit = "/console/audit"
     public static let parties = "/console/parties"
+    public static let adventures = "/console/adventures"
+
+    public static func adventure(_ id: String) -> String { adventures + "/" + segment(id) }
 
     public static func party(_ id: String) -> String { parties + "/" + segment(id) }
 

@@ -9,10 +9,13 @@ public enum ConsolePartyPages {
     public struct Names: Sendable {
         public var hero: @Sendable (HeroID) -> String
         public var route: @Sendable (RouteID) -> String
+        public var boss: @Sendable (BossID) -> String
 
-        public init(hero: @escaping @Sendable (HeroID) -> String, route: @escaping @Sendable (RouteID) -> String) {
+        public init(hero: @escaping @Sendable (HeroID) -> String, route: @escaping @Sendable (RouteID) -> String,
+                    boss: @escaping @Sendable (BossID) -> String) {
             self.hero = hero
             self.route = route
+            self.boss = boss
         }
     }
 
@@ -103,7 +106,8 @@ public enum ConsolePartyPages {
         }.joined(separator: "\n")
         let adventures = view.adventures.map { adventure in
             """
-            <tr data-adventure="\(e(adventure.id.rawValue))"><td class="code">\(e(adventure.id.rawValue))</td>\
+            <tr data-adventure="\(e(adventure.id.rawValue))"><td><a class="code" href="\(ConsolePaths.adventure(adventure.id.rawValue))">\
+            \(e(adventure.id.rawValue))</a></td>\
             <td>\(e(names.route(adventure.setup.route)))</td><td>\(e(adventure.status.rawValue))</td><td>\(adventure.lastTick)</td></tr>
             """
         }.joined(separator: "\n")
@@ -140,7 +144,7 @@ public enum ConsolePartyPages {
     public static func onAdventure(_ adventure: String, tick: Int, problem: String?) -> String {
         let e = ConsoleLayout.escape
         return (problem.map { #"<p class="error" id="start-error" role="alert">\#(e($0))</p>"# } ?? "")
-            + #"<p id="on-adventure" class="running">On adventure <span class="code">\#(e(adventure))</span>, tick \#(tick).</p>"#
+            + #"<p id="on-adventure" class="running">On adventure <a class="code" href="\#(ConsolePaths.adventure(adventure))">\#(e(adventure))</a>, tick \#(tick).</p>"#
     }
 
     static func table(_ id: String, _ headings: [String], _ rows: String) -> String {

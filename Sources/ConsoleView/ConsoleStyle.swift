@@ -33,5 +33,6 @@ enum ConsoleStyle {
         .running { color: #1e8e3e; font-weight: 600; }
         label.inline { display: inline; font-weight: 400; }
         .field-error { margin: .25rem 0 0; }
+        button.danger { background: var(--bad); border-color: var(--bad); }
         """
 }

@@ -33,7 +33,7 @@ extension RangersAPI {
             try await store.recordConsoleAudit(NewConsoleAuditEntry(
                 action: .startAdventure, session: session.reference, client: clientAddress(request, context),
                 detail: "adventure \(started.id) on \(name) for party \(party)"), at: now())
-            return Self.redirect(to: ConsolePaths.party(party.rawValue))
+            return Self.redirect(to: ConsolePaths.adventure(started.id.rawValue))
         }
     }
 

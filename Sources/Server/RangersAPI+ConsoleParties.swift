@@ -54,6 +54,7 @@ extension RangersAPI {
 
     var consoleNames: ConsolePartyPages.Names {
         let game = content.game
-        return ConsolePartyPages.Names(hero: { game.hero($0)?.name ?? $0.rawValue }, route: { game.route($0)?.name ?? $0.rawValue })
+        return ConsolePartyPages.Names(hero: { game.hero($0)?.name ?? $0.rawValue }, route: { game.route($0)?.name ?? $0.rawValue },
+                                       boss: { game.boss($0)?.name ?? $0.rawValue })
     }
 }

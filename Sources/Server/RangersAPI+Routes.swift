@@ -110,6 +110,16 @@ extension RangersAPI {
         router.post(RouterPath(ConsolePaths.parties + "/{partyID}/adventures")) { request, context in
             try await consoleStartAdventure(request, context: context, party: context.parameters.path("partyID"))
         }
+        router.get(RouterPath(ConsolePaths.adventures)) { request, _ in try await consoleRunning(request) }
+        router.get(RouterPath(ConsolePaths.adventures + "/{adventureID}")) { request, context in
+            try await consoleAdventure(request, id: context.parameters.path("adventureID"))
+        }
+        router.get(RouterPath(ConsolePaths.adventures + "/{adventureID}/end")) { request, context in
+            try await consoleConfirmEnd(request, id: context.parameters.path("adventureID"))
+        }
+        router.post(RouterPath(ConsolePaths.adventures + "/{adventureID}/end")) { request, context in
+            try await consoleEnd(request, context: context, id: context.parameters.path("adventureID"))
+        }
 
         // Operations
         router.get("/healthz") { _, _ in try await health() }

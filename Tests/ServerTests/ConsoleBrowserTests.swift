@@ -5,6 +5,7 @@ import Server
 import StoreTestSupport
 import Store
 import Testing
+import Vocabulary
 
 /// The console in a real headless Chromium with a phone's viewport, against a
 /// running server: signed in with the keyboard, the pages' values read where
@@ -28,6 +29,10 @@ import Testing
           phones: Array.from(document.querySelectorAll("#phones tbody tr")).map(function (row) {
             return row.cells[0].textContent + " " + row.cells[2].textContent + " " + row.cells[3].textContent; }),
           inviteCode: (document.getElementById("invite-code") || {}).textContent || "",
+          status: (document.getElementById("status") || {}).textContent || "",
+          tick: Number((document.getElementById("tick") || {}).textContent || "-1"),
+          heroHealth: Array.from(document.querySelectorAll("#heroes tbody tr")).map(function (row) {
+            return row.cells[0].textContent + " " + row.cells[1].textContent; }),
           cookie: document.cookie, width: document.documentElement.scrollWidth })
         """
 
@@ -48,6 +53,9 @@ import Testing
         var members: [String]
         var phones: [String]
         var inviteCode: String
+        var status: String
+        var tick: Int
+        var heroHealth: [String]
         var cookie: String
         var width: Int
     }
@@ -82,6 +90,10 @@ import Testing
 
     @Test func theGameMasterFindsAPartyByItsInviteCodeAndSeesItsPhones() async throws {
         try await withServerAndBrowser { try await findAParty($0, $1) }
+    }
+
+    @Test func theGameMasterStartsAnAdventureWatchesItsTickMoveAndEndsIt() async throws {
+        try await withServerAndBrowser { try await startWatchAndEnd($0, $1) }
     }
 
     /// Runs `body` with a live server and a browser, closing both whatever happens.
@@ -139,6 +151,51 @@ import Testing
             try await server.call("POST", "/v1/parties/join", key: key, body: ["inviteCode": code, "hero": hero])
         }
         return (try #require(party["id"] as? String), code)
+    }
+
+    func startWatchAndEnd(_ server: LivePageServer, _ browser: DevToolsBrowser) async throws {
+        let party = try await makeParty(server)
+        let page = try await DevToolsPage.open(in: browser, width: 390, height: 844, mobile: true)
+        _ = try await signIn(page, server)
+        try await page.navigate(server.base + "/console/parties/\(party.id)")
+        _ = try await waitFor(page, "the party's page") { $0.path == "/console/parties/\(party.id)" }
+        // The form filled from the keyboard: a tick every second, seed 5.
+        _ = try await page.evaluate(#"document.getElementById("route").value = "haunted-keep""#)
+        _ = try await page.evaluate(#"document.getElementById("tickInterval").select()"#)
+        try await page.send("Input.insertText", ["text": "1"])
+        _ = try await page.evaluate(#"document.getElementById("seed").focus()"#)
+        try await page.send("Input.insertText", ["text": "5"])
+        try await press("Enter", code: 13, text: "\r", on: page)
+        let started = try await waitFor(page, "the adventure's page") { $0.path.hasPrefix("/console/adventures/") && $0.status == "running" }
+        let adventure = AdventureID(String(started.path.dropFirst("/console/adventures/".count)).removingPercentEncoding ?? "")
+        let stored = try await server.store.adventure(adventure)
+        #expect(stored.setup.tickInterval == 1 && stored.setup.seed == 5 && stored.setup.route == "haunted-keep")
+        #expect(started.heroHealth.count == 3)
+        try await screenshot(page, "7-adventure-started")
+
+        // The clock moves: the page, loading itself again, shows the tick move.
+        for _ in 0..<3 {
+            server.clock.advance(by: 1)
+            try await eventually("the next tick", within: .seconds(20)) {
+                try await server.store.adventure(adventure).lastTick >= Int(server.clock.now.timeIntervalSince1970) - stored.startedAt
+            }
+        }
+        let ticking = try await waitFor(page, "the tick moving on the page") { $0.tick >= 3 }
+        #expect(ticking.status == "running")
+        try await screenshot(page, "8-adventure-ticking")
+
+        _ = try await page.evaluate(#"document.getElementById("end-link").click()"#)
+        _ = try await waitFor(page, "the end's confirmation") { $0.path.hasSuffix("/end") && $0.title.hasPrefix("End adventure") }
+        try await screenshot(page, "9-confirm-end")
+        _ = try await page.evaluate(##"document.querySelector("#end button").click()"##)
+        _ = try await waitFor(page, "the adventure's page again") { !$0.path.hasSuffix("/end") && $0.status == "running" }
+        server.clock.advance(by: 1)
+        let ended = try await waitFor(page, "the end on the page") { $0.status == "endedByGameMaster" }
+        #expect(ended.tick >= 4)
+        try await screenshot(page, "10-ended")
+        let trail = try await server.store.consoleAudit(before: nil, limit: 3).map(\.action)
+        #expect(trail == [.endAdventure, .startAdventure, .signIn])
+        #expect(page.errors.map(\.text) == [], "what the page or the browser reported")
     }
 
     func findAParty(_ server: LivePageServer, _ browser: DevToolsBrowser) async throws {

@@ -24,9 +24,9 @@ import Vocabulary
                 "csrf": browser.csrf, "route": "haunted-keep", "tickInterval": "3", "timeLimit": "600", "seed": "18446744073709551615",
                 "followable": "on",
             ])
-            #expect(started.status == 303 && started.headers[.location] == "/console/parties/\(fixture.partyID)", "\(started)")
             let adventures = try await server.store.adventures(of: PartyID(fixture.partyID))
             let adventure = try #require(adventures.first)
+            #expect(started.status == 303 && started.headers[.location] == "/console/adventures/\(adventure.id)", "\(started)")
             #expect(adventures.count == 1 && adventure.status == .running)
             #expect(adventure.setup.route == "haunted-keep" && adventure.setup.tickInterval == 3 && adventure.setup.timeLimit == 600)
             #expect(adventure.setup.seed == UInt64.max && adventure.followCode != nil)
@@ -35,7 +35,8 @@ import Vocabulary
             #expect(trail.first?.session != nil)
 
             let after = try await browser.get(api, "/console/parties/\(fixture.partyID)")
-            #expect(after.text.contains(#"<p id="on-adventure" class="running">"#) && !after.text.contains(#"id="start""#))
+            #expect(after.text.contains(#"<p id="on-adventure" class="running">On adventure <a class="code" href="/console/adventures/\#(adventure.id)">"#))
+            #expect(!after.text.contains(#"id="start""#))
             // Started meanwhile elsewhere: the API's refusal, nothing more started.
             let again = try await browser.post(api, "/console/parties/\(fixture.partyID)/adventures", [
                 "csrf": browser.csrf, "route": "haunted-keep", "tickInterval": "3",

@@ -151,6 +151,12 @@ struct RouteSample: Sendable, CustomStringConvertible {
         RouteSample.console(.post, "/console/parties/{partyID}/adventures",
                             body: { "csrf=\($0.consoleCSRF)&route=whispering-woods&tickInterval=2&seed=7" },
                             prepare: signInToConsole).at { "/console/parties/\($0.partyID)/adventures" },
+        .console(.get, "/console/adventures", prepare: signInToConsole),
+        RouteSample.console(.get, "/console/adventures/{adventureID}", prepare: signInToConsole).at { "/console/adventures/\($0.adventureID)" },
+        RouteSample.console(.get, "/console/adventures/{adventureID}/end", prepare: signInToConsole)
+            .at { "/console/adventures/\($0.adventureID)/end" },
+        RouteSample.console(.post, "/console/adventures/{adventureID}/end", body: { "csrf=\($0.consoleCSRF)&confirm=yes" },
+                            prepare: signInToConsole).at { "/console/adventures/\($0.adventureID)/end" },
         RouteSample(method: .get, template: "/healthz", caller: .anyone, uri: { _ in "/healthz" }),
         RouteSample(method: .get, template: "/readyz", caller: .anyone, uri: { _ in "/readyz" }),
         RouteSample(method: .get, template: "/metrics", caller: .anyone, uri: { _ in "/metrics" }),
