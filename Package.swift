@@ -181,7 +181,7 @@ let package = Package(
             name: "Server",
             dependencies: [
                 "Vocabulary", "Game", "Catalog", "Wire", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Store", "StoreSQLite",
-                "StorePostgres", "LiveView", "ConsoleView", "Services",
+                "StorePostgres", "LiveView", "ConsoleView", "Replay", "Services",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

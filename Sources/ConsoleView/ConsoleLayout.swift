@@ -10,6 +10,7 @@ public enum ConsoleLayout {
         (ConsolePaths.home, "Overview"),
         (ConsolePaths.parties, "Parties"),
         (ConsolePaths.adventures, "Running"),
+        (ConsolePaths.finished, "Finished"),
         (ConsolePaths.audit, "Audit trail"),
     ]
 
@@ -86,6 +87,7 @@ public enum ConsolePaths {
     public static let audit = "/console/audit"
     public static let parties = "/console/parties"
     public static let adventures = "/console/adventures"
+    public static let finished = "/console/finished"
 
     public static func adventure(_ id: String) -> String { adventures + "/" + segment(id) }
 

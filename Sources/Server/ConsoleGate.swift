@@ -16,6 +16,8 @@ enum ConsoleRefusal: Error {
     case badForm(String)
     /// A value the page cannot take (a query parameter out of its range).
     case invalid(String)
+    /// Not now: what is asked of an adventure that has not ended, say.
+    case conflict(String)
 }
 
 struct ConsoleGate: Sendable {

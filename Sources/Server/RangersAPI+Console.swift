@@ -124,6 +124,8 @@ extension RangersAPI {
                 var response = Self.page(ConsolePages.refused(title: "Not understood", message: message))
                 response.status = .badRequest
                 return response
+            case .conflict(let message):
+                return Self.refusalPage(message, status: .conflict)
             case .invalid(let message):
                 var response = Self.page(ConsolePages.refused(title: "Not understood", message: message))
                 response.status = .unprocessableContent

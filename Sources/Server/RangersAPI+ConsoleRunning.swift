@@ -28,7 +28,7 @@ extension RangersAPI {
             let session = try await consoleGate.session(request)
             let detail = try await adventureDetail(try id.checked())
             return Self.page(ConsoleAdventurePages.detail(Self.signedIn(session), detail, names: consoleNames,
-                                                          extra: try await finishedSection(detail.adventure, session: session)))
+                                                          extra: try await finishedSection(detail.adventure)))
         }
     }
 
@@ -73,7 +73,4 @@ extension RangersAPI {
             livePage: "/live/adventures/\(ConsolePaths.segment(id.rawValue))?token=\(token)",
             endRequested: queued.contains { $0.command == .endAdventure })
     }
-
-    /// What a finished adventure's page adds; nothing while it runs.
-    func finishedSection(_ adventure: StoredAdventure, session: ConsoleSession) async throws -> String { "" }
 }

@@ -120,6 +120,16 @@ extension RangersAPI {
         router.post(RouterPath(ConsolePaths.adventures + "/{adventureID}/end")) { request, context in
             try await consoleEnd(request, context: context, id: context.parameters.path("adventureID"))
         }
+        router.get(RouterPath(ConsolePaths.finished)) { request, _ in try await consoleFinished(request) }
+        router.get(RouterPath(ConsolePaths.adventures + "/{adventureID}/replay")) { request, context in
+            try await consoleReplay(request, id: context.parameters.path("adventureID"))
+        }
+        router.get(RouterPath(ConsolePaths.adventures + "/{adventureID}/timeline")) { request, context in
+            try await consoleTimeline(request, id: context.parameters.path("adventureID"))
+        }
+        router.get(RouterPath(ConsolePaths.adventures + "/{adventureID}/session")) { request, context in
+            try await consoleSessionFile(request, id: context.parameters.path("adventureID"))
+        }
 
         // Operations
         router.get("/healthz") { _, _ in try await health() }

@@ -115,8 +115,23 @@ public struct ConsoleWalkieTalkie: Hashable, Sendable {
     }
 }
 
-/// What the console reads of parties, beside what the API reads.
+/// Where the next page of finished adventures starts: after this one, in the
+/// order they ended (the newest first, then by id).
+public struct FinishedAdventureCursor: Hashable, Sendable {
+    /// Unix seconds.
+    public var endedAt: Int
+    public var id: AdventureID
+
+    public init(endedAt: Int, id: AdventureID) {
+        self.endedAt = endedAt
+        self.id = id
+    }
+}
+
+/// What the console reads of parties and adventures, beside what the API reads.
 public protocol ConsolePartyStore: Sendable {
+    /// Adventures that have ended, the latest end first, after `after`, at most `limit`.
+    func finishedAdventures(after: FinishedAdventureCursor?, limit: Int) async throws -> [StoredAdventure]
     /// Parties in the directory's order after `after`, at most `limit`, those
     /// `search` finds: its text in the name (A–Z in either case), or its invite code.
     func partyDirectory(search: PartySearch?, after: PartyDirectoryCursor?, limit: Int) async throws -> [PartyListing]

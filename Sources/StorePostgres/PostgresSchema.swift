@@ -37,6 +37,8 @@ enum PostgresSchema {
         "CREATE INDEX console_session_by_expiry ON console_session(expires_at)",
         // The console's party directory: by name byte for byte, as SQLite orders it, then id.
         #"CREATE INDEX party_by_name_and_id ON party ((name COLLATE "C"), id)"#,
+        // The console's finished adventures: the latest end first.
+        #"CREATE INDEX adventure_finished ON adventure (ended_at, (id COLLATE "C")) WHERE status <> 'running'"#,
         """
         CREATE TABLE console_audit (
             id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,

@@ -27,6 +27,18 @@ extension PostgresStore {
         }
     }
 
+    public func finishedAdventures(after: FinishedAdventureCursor?, limit: Int) async throws -> [StoredAdventure] {
+        var query = PostgresQuery(unsafeSQL: """
+            SELECT \(Self.adventureColumns) FROM adventure
+            WHERE status <> 'running' AND ended_at IS NOT NULL AND (ended_at, id COLLATE "C") < ($1, $2 COLLATE "C")
+            ORDER BY ended_at DESC, id COLLATE "C" DESC LIMIT $3
+            """)
+        query.binds.append(after?.endedAt ?? Int.max, context: .default)
+        query.binds.append(after?.id.rawValue ?? "", context: .default)
+        query.binds.append(limit, context: .default)
+        return try await self.query(query, logger: logger).decodeAll(AdventureColumns.self).map(Self.adventure)
+    }
+
     public func consolePlayers(_ players: [PlayerID]) async throws -> [ConsolePlayer] {
         let ids = players.map(\.rawValue)
         return try await transaction { connection in

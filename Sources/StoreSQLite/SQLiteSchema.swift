@@ -398,6 +398,8 @@ enum Schema {
             CREATE INDEX consoleSession_byExpiry ON consoleSession(expiresAt);
             -- The console's party directory: by name, then id, a page at a time.
             CREATE INDEX party_byNameAndID ON party(name, id);
+            -- The console's finished adventures: the latest end first.
+            CREATE INDEX adventure_finished ON adventure(endedAt, id) WHERE status != 'running';
             CREATE TABLE consoleAudit (
                 id INTEGER PRIMARY KEY AUTOINCREMENT,
                 at INTEGER NOT NULL,

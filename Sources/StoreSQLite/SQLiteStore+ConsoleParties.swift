@@ -39,6 +39,16 @@ extension SQLiteStore {
         }
     }
 
+    public func finishedAdventures(after: FinishedAdventureCursor?, limit: Int) async throws -> [StoredAdventure] {
+        try await read { db in
+            // Row values against the partial index on (endedAt, id): each page one index range.
+            try AdventureRow.fetchAll(db, sql: """
+                SELECT * FROM adventure WHERE status != 'running' AND endedAt IS NOT NULL AND (endedAt, id) < (?, ?)
+                ORDER BY endedAt DESC, id DESC LIMIT ?
+                """, arguments: [after?.endedAt ?? Int.max, after?.id.rawValue ?? "", limit]).map { try $0.value() }
+        }
+    }
+
     public func consolePlayers(_ players: [PlayerID]) async throws -> [ConsolePlayer] {
         let ids = players.map(\.rawValue)
         return try await read { db in

@@ -1,6 +1,7 @@
 import BrowserTestSupport
 import Foundation
 import PushPolicy
+import Replay
 import Server
 import StoreTestSupport
 import Store
@@ -30,6 +31,10 @@ import Vocabulary
             return row.cells[0].textContent + " " + row.cells[2].textContent + " " + row.cells[3].textContent; }),
           inviteCode: (document.getElementById("invite-code") || {}).textContent || "",
           status: (document.getElementById("status") || {}).textContent || "",
+          finished: Array.from(document.querySelectorAll("#finished tbody tr")).map(function (row) {
+            return row.dataset.adventure + " " + row.querySelector(".outcome").textContent; }),
+          outcome: (document.getElementById("outcome") || {}).textContent || "",
+          verdict: (document.getElementById("verdict") || { dataset: {} }).dataset.verdict || "",
           tick: Number((document.getElementById("tick") || {}).textContent || "-1"),
           heroHealth: Array.from(document.querySelectorAll("#heroes tbody tr")).map(function (row) {
             return row.cells[0].textContent + " " + row.cells[1].textContent; }),
@@ -54,6 +59,9 @@ import Vocabulary
         var phones: [String]
         var inviteCode: String
         var status: String
+        var finished: [String]
+        var outcome: String
+        var verdict: String
         var tick: Int
         var heroHealth: [String]
         var cookie: String
@@ -195,6 +203,33 @@ import Vocabulary
         try await screenshot(page, "10-ended")
         let trail = try await server.store.consoleAudit(before: nil, limit: 3).map(\.action)
         #expect(trail == [.endAdventure, .startAdventure, .signIn])
+
+        // Under finished: the outcome, the replay identical, the timeline, the session file.
+        _ = try await page.evaluate(#"document.querySelector("nav a[href='/console/finished']").click()"#)
+        let finished = try await waitFor(page, "the finished adventures") { $0.path == "/console/finished" && !$0.finished.isEmpty }
+        #expect(finished.finished == [adventure.rawValue + " endedByGameMaster"])
+        try await screenshot(page, "11-finished")
+        _ = try await page.evaluate(##"document.querySelector("#finished a").click()"##)
+        let outcome = try await waitFor(page, "the finished adventure's page") { !$0.outcome.isEmpty }
+        #expect(outcome.outcome.hasPrefix("endedByGameMaster after "))
+        _ = try await page.evaluate(#"document.getElementById("replay-link").click()"#)
+        let replay = try await waitFor(page, "the replay's verdict") { !$0.verdict.isEmpty }
+        #expect(replay.verdict == "identical")
+        try await screenshot(page, "12-replay")
+        // The download as the browser saves it, from the link on the adventure's page.
+        let downloads = try ScratchFiles.newDirectory()
+        try await browser.send("Browser.setDownloadBehavior", ["behavior": "allow", "downloadPath": downloads.path])
+        _ = try await page.evaluate(#"history.back()"#)
+        _ = try await waitFor(page, "the finished adventure's page again") { !$0.outcome.isEmpty }
+        _ = try await page.evaluate(#"document.getElementById("session-link").click()"#)
+        let saved = downloads.appendingPathComponent("adventure-\(adventure.rawValue).json")
+        try await eventually("the session file downloaded", within: .seconds(15)) { FileManager.default.fileExists(atPath: saved.path) }
+        let session = try SessionFile.decode(try Data(contentsOf: saved))
+        #expect(session.adventureID == adventure && session.setup.seed == 5)
+        try await page.navigate(server.base + "/console/adventures/\(adventure.rawValue)/timeline")
+        _ = try await waitFor(page, "the timeline") { $0.path.hasSuffix("/timeline") }
+        #expect(try await page.evaluate("document.querySelectorAll('svg').length") as? Int ?? 0 > 0)
+        try await screenshot(page, "13-timeline")
         #expect(page.errors.map(\.text) == [], "what the page or the browser reported")
     }
 

@@ -64,8 +64,17 @@ struct RouteSample: Sendable, CustomStringConvertible {
         return headers
     }
 
+    /// A status that, for this sample, says it was accepted.
+    var alsoAccepted: Set<Int> = []
+
     /// The statuses that say the sample was accepted.
-    var accepted: Set<Int> { isConsole && method == .post ? [303] : [200, 201, 202, 204] }
+    var accepted: Set<Int> { Set<Int>(isConsole && method == .post ? [303] : [200, 201, 202, 204]).union(alsoAccepted) }
+
+    func accepting(_ status: Int) -> RouteSample {
+        var sample = self
+        sample.alsoAccepted.insert(status)
+        return sample
+    }
 
     /// Starts an adventure: the fixture's party must have none running.
     var startsAnAdventure: Bool { ["POST /v1/gm/adventures", "POST /console/parties/{partyID}/adventures"].contains(route) }
@@ -157,6 +166,14 @@ struct RouteSample: Sendable, CustomStringConvertible {
             .at { "/console/adventures/\($0.adventureID)/end" },
         RouteSample.console(.post, "/console/adventures/{adventureID}/end", body: { "csrf=\($0.consoleCSRF)&confirm=yes" },
                             prepare: signInToConsole).at { "/console/adventures/\($0.adventureID)/end" },
+        .console(.get, "/console/finished", prepare: signInToConsole),
+        // The fixture's adventure is running: these answer 409 there, and are accepted in ConsoleFinishedTests.
+        RouteSample.console(.get, "/console/adventures/{adventureID}/replay", prepare: signInToConsole)
+            .at { "/console/adventures/\($0.adventureID)/replay" }.accepting(409),
+        RouteSample.console(.get, "/console/adventures/{adventureID}/timeline", prepare: signInToConsole)
+            .at { "/console/adventures/\($0.adventureID)/timeline" }.accepting(409),
+        RouteSample.console(.get, "/console/adventures/{adventureID}/session", prepare: signInToConsole)
+            .at { "/console/adventures/\($0.adventureID)/session" }.accepting(409),
         RouteSample(method: .get, template: "/healthz", caller: .anyone, uri: { _ in "/healthz" }),
         RouteSample(method: .get, template: "/readyz", caller: .anyone, uri: { _ in "/readyz" }),
         RouteSample(method: .get, template: "/metrics", caller: .anyone, uri: { _ in "/metrics" }),
