@@ -11,6 +11,7 @@ public enum ConsoleLayout {
         (ConsolePaths.parties, "Parties"),
         (ConsolePaths.adventures, "Running"),
         (ConsolePaths.finished, "Finished"),
+        (ConsolePaths.delivery, "Delivery"),
         (ConsolePaths.audit, "Audit trail"),
     ]
 
@@ -88,6 +89,7 @@ public enum ConsolePaths {
     public static let parties = "/console/parties"
     public static let adventures = "/console/adventures"
     public static let finished = "/console/finished"
+    public static let delivery = "/console/delivery"
 
     public static func adventure(_ id: String) -> String { adventures + "/" + segment(id) }
 

@@ -121,6 +121,7 @@ extension RangersAPI {
             try await consoleEnd(request, context: context, id: context.parameters.path("adventureID"))
         }
         router.get(RouterPath(ConsolePaths.finished)) { request, _ in try await consoleFinished(request) }
+        router.get(RouterPath(ConsolePaths.delivery)) { request, _ in try await consoleDelivery(request) }
         router.get(RouterPath(ConsolePaths.adventures + "/{adventureID}/replay")) { request, context in
             try await consoleReplay(request, id: context.parameters.path("adventureID"))
         }

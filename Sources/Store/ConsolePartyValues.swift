@@ -128,10 +128,45 @@ public struct FinishedAdventureCursor: Hashable, Sendable {
     }
 }
 
+/// Whether phones are being reached, over every node: what the store recorded
+/// since a moment (the last hour, on the console's page).
+public struct DeliveryHealthReading: Hashable, Sendable {
+    /// How many answers APNs gave with this status and reason (nil: no answer).
+    public struct Answers: Hashable, Sendable {
+        public var status: Int?
+        public var reason: String?
+        public var count: Int
+
+        public init(status: Int?, reason: String?, count: Int) {
+            self.status = status
+            self.reason = reason
+            self.count = count
+        }
+    }
+
+    /// The most frequent first.
+    public var answers: [Answers]
+    /// Live Activity, push-to-start and walkie-talkie tokens APNs called invalid.
+    public var tokensInvalidated: Int
+    /// Pushes answered after more than one attempt.
+    public var retried: Int
+    /// Followers' broadcast channels made or being made now (Apple allows an app 10,000).
+    public var channelsInUse: Int
+
+    public init(answers: [Answers], tokensInvalidated: Int, retried: Int, channelsInUse: Int) {
+        self.answers = answers
+        self.tokensInvalidated = tokensInvalidated
+        self.retried = retried
+        self.channelsInUse = channelsInUse
+    }
+}
+
 /// What the console reads of parties and adventures, beside what the API reads.
 public protocol ConsolePartyStore: Sendable {
     /// Adventures that have ended, the latest end first, after `after`, at most `limit`.
     func finishedAdventures(after: FinishedAdventureCursor?, limit: Int) async throws -> [StoredAdventure]
+    /// What the store recorded of deliveries since `since`, on every node, from one snapshot.
+    func deliveryHealth(since: Date) async throws -> DeliveryHealthReading
     /// Parties in the directory's order after `after`, at most `limit`, those
     /// `search` finds: its text in the name (A–Z in either case), or its invite code.
     func partyDirectory(search: PartySearch?, after: PartyDirectoryCursor?, limit: Int) async throws -> [PartyListing]

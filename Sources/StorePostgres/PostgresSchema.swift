@@ -39,6 +39,8 @@ enum PostgresSchema {
         #"CREATE INDEX party_by_name_and_id ON party ((name COLLATE "C"), id)"#,
         // The console's finished adventures: the latest end first.
         #"CREATE INDEX adventure_finished ON adventure (ended_at, (id COLLATE "C")) WHERE status <> 'running'"#,
+        // The console's delivery health: the last hour's answers.
+        "CREATE INDEX push_log_by_sent_at ON push_log(sent_at)",
         """
         CREATE TABLE console_audit (
             id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,

@@ -39,6 +39,30 @@ extension PostgresStore {
         return try await self.query(query, logger: logger).decodeAll(AdventureColumns.self).map(Self.adventure)
     }
 
+    public func deliveryHealth(since: Date) async throws -> DeliveryHealthReading {
+        try await transaction { connection in
+            let answers = try await connection.query("""
+                SELECT status, reason, count(*)::bigint FROM push_log WHERE sent_at >= \(since)
+                GROUP BY status, reason ORDER BY count(*) DESC, status, reason
+                """, logger: logger).decodeAll((Int?, String?, Int64).self).map {
+                DeliveryHealthReading.Answers(status: $0.0, reason: $0.1, count: Int($0.2))
+            }
+            let invalidated = try await connection.query("""
+                SELECT ((SELECT count(*) FROM activity_token WHERE invalidated_at >= \(since) AND invalid_reason <> 'rotated')
+                     + (SELECT count(*) FROM device WHERE push_to_start_token_invalid_at >= \(since))
+                     + (SELECT count(*) FROM channel_member WHERE token_invalid_at >= \(since)))::bigint
+                """, logger: logger).decodeOne(Int64.self)
+            let retried = try await connection.query("""
+                SELECT count(*)::bigint FROM push_log WHERE sent_at >= \(since) AND attempts > 1
+                """, logger: logger).decodeOne(Int64.self)
+            let channels = try await connection.query("""
+                SELECT count(*)::bigint FROM follower_channel WHERE state <> 'deleted'
+                """, logger: logger).decodeOne(Int64.self)
+            return DeliveryHealthReading(answers: answers, tokensInvalidated: Int(invalidated), retried: Int(retried),
+                                         channelsInUse: Int(channels))
+        }
+    }
+
     public func consolePlayers(_ players: [PlayerID]) async throws -> [ConsolePlayer] {
         let ids = players.map(\.rawValue)
         return try await transaction { connection in

@@ -400,6 +400,8 @@ enum Schema {
             CREATE INDEX party_byNameAndID ON party(name, id);
             -- The console's finished adventures: the latest end first.
             CREATE INDEX adventure_finished ON adventure(endedAt, id) WHERE status != 'running';
+            -- The console's delivery health: the last hour's answers.
+            CREATE INDEX pushLog_bySentAt ON pushLog(sentAt);
             CREATE TABLE consoleAudit (
                 id INTEGER PRIMARY KEY AUTOINCREMENT,
                 at INTEGER NOT NULL,

@@ -49,6 +49,22 @@ extension SQLiteStore {
         }
     }
 
+    public func deliveryHealth(since: Date) async throws -> DeliveryHealthReading {
+        try await read { db in
+            let answers = try Row.fetchAll(db, sql: """
+                SELECT status, reason, count(*) FROM pushLog WHERE sentAt >= ? GROUP BY status, reason ORDER BY count(*) DESC, status, reason
+                """, arguments: [since]).map { DeliveryHealthReading.Answers(status: $0[0], reason: $0[1], count: $0[2]) }
+            let invalidated = try Int.fetchOne(db, sql: """
+                SELECT (SELECT count(*) FROM activityToken WHERE invalidatedAt >= ? AND invalidReason != 'rotated')
+                     + (SELECT count(*) FROM device WHERE pushToStartTokenInvalidAt >= ?)
+                     + (SELECT count(*) FROM channelMember WHERE tokenInvalidAt >= ?)
+                """, arguments: [since, since, since]) ?? 0
+            let retried = try Int.fetchOne(db, sql: "SELECT count(*) FROM pushLog WHERE sentAt >= ? AND attempts > 1", arguments: [since]) ?? 0
+            let channels = try Int.fetchOne(db, sql: "SELECT count(*) FROM followerChannel WHERE state != 'deleted'") ?? 0
+            return DeliveryHealthReading(answers: answers, tokensInvalidated: invalidated, retried: retried, channelsInUse: channels)
+        }
+    }
+
     public func consolePlayers(_ players: [PlayerID]) async throws -> [ConsolePlayer] {
         let ids = players.map(\.rawValue)
         return try await read { db in

@@ -230,6 +230,12 @@ import Vocabulary
         _ = try await waitFor(page, "the timeline") { $0.path.hasSuffix("/timeline") }
         #expect(try await page.evaluate("document.querySelectorAll('svg').length") as? Int ?? 0 > 0)
         try await screenshot(page, "13-timeline")
+
+        try await page.navigate(server.base + "/console/delivery")
+        _ = try await waitFor(page, "the delivery health") { $0.path == "/console/delivery" }
+        let answered = try await page.evaluate(#"Number(document.getElementById("answered").textContent)"#) as? Int ?? 0
+        #expect(answered == (try await server.store.pushLog(of: adventure).count), "every answer of the last hour")
+        try await screenshot(page, "14-delivery")
         #expect(page.errors.map(\.text) == [], "what the page or the browser reported")
     }
 

@@ -57,6 +57,12 @@ import Vocabulary
                 #expect(try Verifier.verify(session, with: try ReplayContent(snapshotOf: session)).isIdentical)
 
                 #expect(try await browser.get(api, "/console/finished?afterID=x").status == 422)
+
+                let delivery = try await browser.get(api, "/console/delivery")
+                let answered = try await harness.store.pushLog(of: id).count
+                #expect(delivery.status == 200 && delivery.text.contains(#"<strong id="answered">\#(answered)</strong>"#))
+                #expect(delivery.text.contains(#"<tr data-status="200" data-reason="">"#))
+                #expect(delivery.text.contains("of Apple's 10,000"))
             }
         }
     }

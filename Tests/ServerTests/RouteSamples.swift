@@ -167,6 +167,7 @@ struct RouteSample: Sendable, CustomStringConvertible {
         RouteSample.console(.post, "/console/adventures/{adventureID}/end", body: { "csrf=\($0.consoleCSRF)&confirm=yes" },
                             prepare: signInToConsole).at { "/console/adventures/\($0.adventureID)/end" },
         .console(.get, "/console/finished", prepare: signInToConsole),
+        .console(.get, "/console/delivery", prepare: signInToConsole),
         // The fixture's adventure is running: these answer 409 there, and are accepted in ConsoleFinishedTests.
         RouteSample.console(.get, "/console/adventures/{adventureID}/replay", prepare: signInToConsole)
             .at { "/console/adventures/\($0.adventureID)/replay" }.accepting(409),

@@ -66,5 +66,15 @@ import Vocabulary
         let toFirst = try #require(claimed.first { $0.message.target == .liveActivity(activities[0]) })
         try await store.recordTokenInvalid(toFirst, status: 410, reason: "Unregistered", since: nil)
         #expect(try await store.consoleActivities(of: adventure.id).map(\.tokenInvalidReason) == ["Unregistered", nil, nil])
+
+        // The delivery health counts the answer and the token over the window, and nothing before it.
+        let toSecond = try #require(claimed.first { $0.message.target == .liveActivity(activities[1]) })
+        try await store.recordDelivered(toSecond, apnsID: "apns-2", attempts: 2)
+        let health = try await store.deliveryHealth(since: Date().addingTimeInterval(-3600))
+        #expect(health.answers.contains(DeliveryHealthReading.Answers(status: 410, reason: "Unregistered", count: 1)))
+        #expect(health.answers.contains(DeliveryHealthReading.Answers(status: 200, reason: nil, count: 1)))
+        #expect(health.tokensInvalidated == 1 && health.retried == 1 && health.channelsInUse == 0)
+        let later = try await store.deliveryHealth(since: Date().addingTimeInterval(60))
+        #expect(later.answers.isEmpty && later.tokensInvalidated == 0 && later.retried == 0)
     }
 }
