@@ -74,7 +74,8 @@ public enum ConsolePartyPages {
     }
 
     /// `extra`: HTML that goes after the party's facts (the start form, when it may start).
-    public static func party(_ session: ConsoleLayout.SignedIn, _ view: PartyView, names: Names, extra: String = "") -> String {
+    public static func party(_ session: ConsoleLayout.SignedIn, _ view: PartyView, names: Names, extra: String = "",
+                             csrfToken: String) -> String {
         let e = ConsoleLayout.escape
         let playerName = { (id: PlayerID) in view.players.first { $0.id == id }?.name ?? id.rawValue }
         let members = view.members.map { member in
@@ -115,9 +116,14 @@ public enum ConsolePartyPages {
             guard let talkie = view.walkieTalkie else { return #"<p id="walkie-talkie" data-state="none">No channel yet.</p>"# }
             let state = talkie.channel.closedAt == nil ? "open" : "closed"
             let listening = talkie.listening.map(playerName).map(e).joined(separator: ", ")
+            let close = talkie.channel.closedAt != nil ? "" : """
+                <form method="post" action="\(ConsolePaths.party(view.party.id.rawValue))/walkie-talkie/close" id="close-walkie-talkie">\
+                \(ConsoleLayout.csrfField(csrfToken))<button type="submit" class="danger">Close the walkie-talkie</button></form>
+                """
             return """
                 <p id="walkie-talkie" data-state="\(state)">Channel <span class="code">\(e(talkie.channel.id.rawValue))</span>: \(state); \
                 listening: \(listening.isEmpty ? "nobody" : listening).</p>
+                \(close)
                 """
         }()
         return ConsoleLayout.page(title: "Party \(view.party.name)", current: ConsolePaths.parties, signedIn: session, body: """

@@ -37,6 +37,20 @@ extension RangersAPI {
         }
     }
 
+    /// `POST /console/parties/{partyID}/walkie-talkie/close`: the API's close (each
+    /// listener told to leave), audited.
+    func consoleCloseWalkieTalkie(_ request: Request, context: RangersRequestContext, party id: PathParameter<PartyID>) async throws -> Response {
+        try await consolePage {
+            let (session, _) = try await consoleGate.change(request)
+            let party = try await store.party(try id.checked())
+            try await closeWalkieTalkie(of: party.id)
+            try await store.recordConsoleAudit(NewConsoleAuditEntry(action: .closeWalkieTalkie, session: session.reference,
+                                                                    client: clientAddress(request, context), detail: "party \(party.id)"),
+                                               at: now())
+            return Self.redirect(to: ConsolePaths.party(party.id.rawValue))
+        }
+    }
+
     /// The party's page with the start form as it was sent, the refusal beside its field.
     func partyPage(_ id: PartyID, session: ConsoleSession, form values: [String: String] = [:],
                    refusal: APIError? = nil) async throws -> Response {
@@ -56,7 +70,8 @@ extension RangersAPI {
             }
             extra = form.html
         }
-        var response = Self.page(ConsolePartyPages.party(Self.signedIn(session), view, names: consoleNames, extra: extra))
+        var response = Self.page(ConsolePartyPages.party(Self.signedIn(session), view, names: consoleNames, extra: extra,
+                                                          csrfToken: session.csrfToken))
         if let refusal { response.status = refusal.status }
         return response
     }

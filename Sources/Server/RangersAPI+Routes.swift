@@ -110,6 +110,9 @@ extension RangersAPI {
         router.post(RouterPath(ConsolePaths.parties + "/{partyID}/adventures")) { request, context in
             try await consoleStartAdventure(request, context: context, party: context.parameters.path("partyID"))
         }
+        router.post(RouterPath(ConsolePaths.parties + "/{partyID}/walkie-talkie/close")) { request, context in
+            try await consoleCloseWalkieTalkie(request, context: context, party: context.parameters.path("partyID"))
+        }
         router.get(RouterPath(ConsolePaths.adventures)) { request, _ in try await consoleRunning(request) }
         router.get(RouterPath(ConsolePaths.adventures + "/{adventureID}")) { request, context in
             try await consoleAdventure(request, id: context.parameters.path("adventureID"))

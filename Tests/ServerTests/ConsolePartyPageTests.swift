@@ -43,6 +43,18 @@ import Testing
             #expect(page.text.contains(#"<td data-token="valid">valid</td>"#))
             #expect(page.text.contains(#"<p id="walkie-talkie" data-state="open">"#) && page.text.contains("listening: Bao."))
             #expect(page.text.contains(#"<tr data-adventure="\#(fixture.adventureID)">"#))
+
+            // Closing the walkie-talkie: without the token nothing closes; with it, Bao is told to leave, and the trail says so.
+            #expect(try await browser.post(api, "/console/parties/\(fixture.partyID)/walkie-talkie/close", ["csrf": "forged"]).status == 403)
+            #expect(try await browser.get(api, "/console/parties/\(fixture.partyID)").text.contains(#"data-state="open""#))
+            let pending = try await server.store.pendingOutboxCount()
+            let closed = try await browser.post(api, "/console/parties/\(fixture.partyID)/walkie-talkie/close", ["csrf": browser.csrf])
+            #expect(closed.status == 303 && closed.headers[.location] == "/console/parties/\(fixture.partyID)")
+            let after = try await browser.get(api, "/console/parties/\(fixture.partyID)")
+            #expect(after.text.contains(#"<p id="walkie-talkie" data-state="closed">"#) && !after.text.contains("close-walkie-talkie"))
+            #expect(try await server.store.pendingOutboxCount() == pending + 1, "Bao's phone is told to leave the channel")
+            let trail = try await server.store.consoleAudit(before: nil, limit: 1)
+            #expect(trail.first?.action == .closeWalkieTalkie && trail.first?.detail == "party \(fixture.partyID)")
         }
     }
 

@@ -160,6 +160,8 @@ struct RouteSample: Sendable, CustomStringConvertible {
         RouteSample.console(.post, "/console/parties/{partyID}/adventures",
                             body: { "csrf=\($0.consoleCSRF)&route=whispering-woods&tickInterval=2&seed=7" },
                             prepare: signInToConsole).at { "/console/parties/\($0.partyID)/adventures" },
+        RouteSample.console(.post, "/console/parties/{partyID}/walkie-talkie/close", body: { "csrf=\($0.consoleCSRF)" },
+                            prepare: signInToConsole).at { "/console/parties/\($0.partyID)/walkie-talkie/close" },
         .console(.get, "/console/adventures", prepare: signInToConsole),
         RouteSample.console(.get, "/console/adventures/{adventureID}", prepare: signInToConsole).at { "/console/adventures/\($0.adventureID)" },
         RouteSample.console(.get, "/console/adventures/{adventureID}/end", prepare: signInToConsole)
