@@ -50,9 +50,11 @@ public enum ConsoleAdventurePages {
         public var livePage: String
         /// The end is queued for the next tick.
         public var endRequested: Bool
+        /// The node playing it now, while it runs.
+        public var holder: String?
 
         public init(adventure: StoredAdventure, partyName: String, pushes: [OutboxState: Int], lastAnswers: [PushLogEntry],
-                    followers: Int, followerChannels: Int, livePage: String, endRequested: Bool) {
+                    followers: Int, followerChannels: Int, livePage: String, endRequested: Bool, holder: String?) {
             self.adventure = adventure
             self.partyName = partyName
             self.pushes = pushes
@@ -61,6 +63,7 @@ public enum ConsoleAdventurePages {
             self.followerChannels = followerChannels
             self.livePage = livePage
             self.endRequested = endRequested
+            self.holder = holder
         }
     }
 
@@ -97,7 +100,8 @@ public enum ConsoleAdventurePages {
             <p id="facts">Party <a href="\(ConsolePaths.party(adventure.party.rawValue))">\(e(detail.partyName))</a> · \
             \(e(names.route(adventure.setup.route))) · a tick every \(adventure.setup.tickInterval) s · \
             status <span id="status" data-status="\(adventure.status.rawValue)">\(e(adventure.status.rawValue))</span> · \
-            tick <span id="tick">\(adventure.lastTick)</span></p>
+            tick <span id="tick">\(adventure.lastTick)</span>\
+            \(running ? " · played by node <span id=\"holder\" class=\"code\">\(e(detail.holder ?? "none now: a node takes it at its next pass"))</span>" : "")</p>
             <p><a href="\(e(detail.livePage))" id="live-link">The live page</a> (what each phone shows)</p>
             \(end)
             \(extra)

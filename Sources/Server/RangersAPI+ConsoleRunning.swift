@@ -71,6 +71,7 @@ extension RangersAPI {
             adventure: adventure, partyName: try await store.party(adventure.party).name, pushes: pushes, lastAnswers: Array(answers),
             followers: try await store.followers(of: id).count, followerChannels: try await store.followerChannels(of: id).count,
             livePage: "/live/adventures/\(ConsolePaths.segment(id.rawValue))?token=\(token)",
-            endRequested: queued.contains { $0.command == .endAdventure })
+            endRequested: queued.contains { $0.command == .endAdventure },
+            holder: adventure.status == .running ? try await store.adventureHolder(id) : nil)
     }
 }

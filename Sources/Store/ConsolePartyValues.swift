@@ -165,6 +165,10 @@ public struct DeliveryHealthReading: Hashable, Sendable {
 public protocol ConsolePartyStore: Sendable {
     /// Adventures that have ended, the latest end first, after `after`, at most `limit`.
     func finishedAdventures(after: FinishedAdventureCursor?, limit: Int) async throws -> [StoredAdventure]
+    /// The node that holds the running adventure's lease now (its ticks are played
+    /// there); nil when none does (between two nodes, or ended). A store one
+    /// process owns names that process.
+    func adventureHolder(_ adventure: AdventureID) async throws -> String?
     /// What the store recorded of deliveries since `since`, on every node, from one snapshot.
     func deliveryHealth(since: Date) async throws -> DeliveryHealthReading
     /// Parties in the directory's order after `after`, at most `limit`, those

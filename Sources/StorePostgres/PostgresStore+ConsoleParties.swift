@@ -39,6 +39,13 @@ extension PostgresStore {
         return try await self.query(query, logger: logger).decodeAll(AdventureColumns.self).map(Self.adventure)
     }
 
+    public func adventureHolder(_ adventure: AdventureID) async throws -> String? {
+        try await query("""
+            SELECT lease_holder FROM adventure
+            WHERE id = \(adventure.rawValue) AND status = 'running' AND lease_holder IS NOT NULL AND lease_until > now()
+            """, logger: logger).decodeFirst(String.self)
+    }
+
     public func deliveryHealth(since: Date) async throws -> DeliveryHealthReading {
         try await transaction { connection in
             let answers = try await connection.query("""

@@ -49,6 +49,10 @@ extension SQLiteStore {
         }
     }
 
+    public func adventureHolder(_ id: AdventureID) async throws -> String? {
+        try await adventure(id).status == .running ? node : nil
+    }
+
     public func deliveryHealth(since: Date) async throws -> DeliveryHealthReading {
         try await read { db in
             let answers = try Row.fetchAll(db, sql: """

@@ -43,6 +43,18 @@ struct ConsoleClusterTests {
         #expect(audit.text.contains(#"data-action="signIn""#))
         let sessionToken = try #require(audit.text.firstMatch(of: /name="csrf" value="([^"]+)"/)?.1)
 
+        // An adventure's page names the node that plays it, whichever node serves the page.
+        let adventure = try await AdventureChecks.start(through: cluster.api, gameMasterKey: Cluster.gameMasterKey, label: "console",
+                                                        seed: 3, timeLimit: 60)
+        try await cluster.api.waitFor("a node to hold the adventure", within: .seconds(20)) {
+            try await cluster.holders()[adventure.id] != nil
+        }
+        let holder = try #require(try await cluster.holders()[adventure.id])
+        for base in [first, second] {
+            let page = try await browser.send(base + "/console/adventures/\(adventure.id)", cookie: cookie)
+            #expect(page.text.contains(#"<span id="holder" class="code">\#(holder)</span>"#), "\(base)")
+        }
+
         // Signed out on the second node: refused on the first at once.
         let signedOut = try await browser.send(second + "/console/sign-out", cookie: cookie, form: "csrf=\(sessionToken)")
         #expect(signedOut.status == 303)

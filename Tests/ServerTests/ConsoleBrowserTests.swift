@@ -223,7 +223,11 @@ import Vocabulary
         _ = try await waitFor(page, "the finished adventure's page again") { !$0.outcome.isEmpty }
         _ = try await page.evaluate(#"document.getElementById("session-link").click()"#)
         let saved = downloads.appendingPathComponent("adventure-\(adventure.rawValue).json")
-        try await eventually("the session file downloaded", within: .seconds(15)) { FileManager.default.fileExists(atPath: saved.path) }
+        // Chromium may name the file before it has written it: done when no part is left and the file is whole.
+        try await eventually("the session file downloaded", within: .seconds(15)) {
+            let parts = (try? FileManager.default.contentsOfDirectory(atPath: downloads.path))?.filter { $0.hasSuffix(".crdownload") } ?? []
+            return parts.isEmpty && ((try? SessionFile.decode(try Data(contentsOf: saved))) != nil)
+        }
         let session = try SessionFile.decode(try Data(contentsOf: saved))
         #expect(session.adventureID == adventure && session.setup.seed == 5)
         try await page.navigate(server.base + "/console/adventures/\(adventure.rawValue)/timeline")
