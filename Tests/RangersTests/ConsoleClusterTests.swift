@@ -11,22 +11,35 @@ import Testing
 @Suite(.enabled(if: PostgresTestServer.isAvailable, Comment(rawValue: PostgresTestServer.skipped)), .closesStores)
 struct ConsoleClusterTests {
     @Test func aSessionOpenedOnOneNodeWorksOnTheOtherUntilItsSignedOutOnEither() async throws {
-        let cluster = try await Cluster.start(nodes: 2, leaseSeconds: 3)
+        let logs = try ScratchFiles.newDirectory()
+        let cluster = try await Cluster.start(nodes: 2, leaseSeconds: 3, logs: logs)
+        let secrets: [String]
         do {
-            try await check(cluster)
+            secrets = try await check(cluster)
         } catch {
             await cluster.stop()
             throw error
         }
         await cluster.stop()
+        // Neither the keys tried nor the session's secret reach a node's log.
+        for node in 1...2 {
+            let log = try String(contentsOf: logs.appendingPathComponent("node-\(node).log"), encoding: .utf8)
+            #expect(!log.isEmpty, "node-\(node) logged something: the check reads a real log")
+            for secret in secrets { #expect(!log.contains(secret), "node-\(node)'s log holds a secret") }
+        }
     }
 
-    private func check(_ cluster: Cluster) async throws {
+    /// Returns the secrets that went by: the keys tried and the session's.
+    private func check(_ cluster: Cluster) async throws -> [String] {
         let first = "http://127.0.0.1:\(cluster.nodes[0].port)", second = "http://127.0.0.1:\(cluster.nodes[1].port)"
         let browser = ConsoleHTTP()
         let form = try await browser.send(first + "/console")
         let formToken = try #require(form.text.firstMatch(of: /name="csrf" value="([^"]+)"/)?.1)
         let signInCookie = try #require(form.setCookie.firstMatch(of: /rangers_console_sign_in=([^;]+)/)?.1)
+        let wrongKey = "gm_wrong_\(UUID().uuidString)"
+        let refused = try await browser.send(first + "/console/sign-in", cookie: "rangers_console_sign_in=\(signInCookie)",
+                                             form: "key=\(wrongKey)&csrf=\(formToken)")
+        #expect(refused.status == 401)
         let signedIn = try await browser.send(first + "/console/sign-in", cookie: "rangers_console_sign_in=\(signInCookie)",
                                               form: "key=\(Cluster.gameMasterKey)&csrf=\(formToken)")
         #expect(signedIn.status == 303, "\(signedIn.status) \(signedIn.text.prefix(300))")
@@ -60,6 +73,7 @@ struct ConsoleClusterTests {
         #expect(signedOut.status == 303)
         #expect(try await browser.send(first + "/console/audit", cookie: cookie).status == 403)
         #expect(try await browser.send(cluster.api.base + "/console/audit", cookie: cookie).status == 403)
+        return [Cluster.gameMasterKey, wrongKey, String(secret)]
     }
 }
 
