@@ -1,4 +1,5 @@
 import Foundation
+import Store
 
 /// The console's pages about signing in and what the console has done.
 public enum ConsolePages {
@@ -28,31 +29,13 @@ public enum ConsolePages {
             """)
     }
 
-    /// One entry of the audit trail, as the page lists it.
-    public struct AuditRow: Sendable {
-        public var id: Int64
-        public var at: Date
-        public var action: String
-        public var session: String?
-        public var client: String
-        public var detail: String
-
-        public init(id: Int64, at: Date, action: String, session: String?, client: String, detail: String) {
-            self.id = id
-            self.at = at
-            self.action = action
-            self.session = session
-            self.client = client
-            self.detail = detail
-        }
-    }
-
     /// The newest entries first; `older` is the next page's address, if there is one.
-    public static func audit(_ session: ConsoleLayout.SignedIn, rows: [AuditRow], older: String?) -> String {
+    public static func audit(_ session: ConsoleLayout.SignedIn, rows: [ConsoleAuditEntry], older: String?) -> String {
         let lines = rows.map { row in
-            """
-            <tr data-action="\(ConsoleLayout.escape(row.action))"><td><time datetime="\(iso(row.at))">\(readable(row.at))</time></td>\
-            <td>\(ConsoleLayout.escape(row.action))</td><td>\(ConsoleLayout.escape(row.session ?? "–"))</td>\
+            let at = Date(timeIntervalSince1970: TimeInterval(row.at))
+            return """
+            <tr data-action="\(row.action.rawValue)"><td><time datetime="\(iso(at))">\(readable(at))</time></td>\
+            <td>\(row.action.rawValue)</td><td>\(ConsoleLayout.escape(row.session?.rawValue ?? "–"))</td>\
             <td>\(ConsoleLayout.escape(row.client))</td><td>\(ConsoleLayout.escape(row.detail))</td></tr>
             """
         }.joined(separator: "\n")

@@ -79,11 +79,7 @@ extension RangersAPI {
             let entries = try await store.consoleAudit(before: before, limit: Self.auditPage + 1)
             let shown = entries.prefix(Self.auditPage)
             let older = entries.count > Self.auditPage ? shown.last.map { "\(ConsolePaths.audit)?before=\($0.id)" } : nil
-            let rows = shown.map { entry in
-                ConsolePages.AuditRow(id: entry.id, at: Date(timeIntervalSince1970: TimeInterval(entry.at)), action: entry.action.rawValue,
-                                      session: entry.session?.rawValue, client: entry.client, detail: entry.detail)
-            }
-            return Self.page(ConsolePages.audit(Self.signedIn(session), rows: rows, older: older))
+            return Self.page(ConsolePages.audit(Self.signedIn(session), rows: Array(shown), older: older))
         }
     }
 

@@ -106,25 +106,8 @@ import Vocabulary
 
     /// Runs `body` with a live server and a browser, closing both whatever happens.
     func withServerAndBrowser(_ body: (LivePageServer, DevToolsBrowser) async throws -> Void) async throws {
-        guard Chromium.executable() != nil else { throw Chromium.Missing() }
         try FileManager.default.createDirectory(at: Self.artifacts, withIntermediateDirectories: true)
-        let server = try await LivePageServer.start(policy: PushPolicyConfiguration())
-        let browser: DevToolsBrowser
-        do {
-            browser = try DevToolsBrowser.launch(profile: try ScratchFiles.newDirectory().appendingPathComponent("profile"))
-        } catch {
-            await server.shutdown()
-            throw error
-        }
-        do {
-            try await body(server, browser)
-        } catch {
-            await browser.close()
-            await server.shutdown()
-            throw error
-        }
-        await browser.close()
-        await server.shutdown()
+        try await LivePageServer.withBrowser(policy: PushPolicyConfiguration(), body)
     }
 
     func screenshot(_ page: DevToolsPage, _ name: String) async throws {
