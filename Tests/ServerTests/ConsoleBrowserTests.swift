@@ -249,6 +249,18 @@ import Vocabulary
         #expect(shown.members == ["Ánh Power Panda", "민준 Egghead", "小龙 Spouty"])
         #expect(shown.phones == ["Ánh registered vi", "민준 registered ko", "小龙 registered zh-Hans"])
         #expect(shown.inviteCode == party.inviteCode)
+        // Each name's letters drawn as glyphs, not as the box a missing glyph gets (the setup installs a CJK font).
+        let drawn = try await page.evaluate(#"""
+            (function () {
+              var canvas = document.createElement("canvas"); canvas.width = 60; canvas.height = 40;
+              var context = canvas.getContext("2d"); context.font = "24px " + getComputedStyle(document.body).fontFamily;
+              function pixels(text) { context.clearRect(0, 0, 60, 40); context.fillText(text, 4, 30);
+                                      return Array.from(context.getImageData(0, 0, 60, 40).data).join(","); }
+              var box = pixels("\u0378");
+              return ["Á", "ồ", "민", "준", "용", "小", "龙", "队"].filter(function (letter) { return pixels(letter) === box; });
+            })()
+            """#) as? [String]
+        #expect(drawn == [], "letters drawn as the missing glyph's box")
         #expect(shown.width <= 390)
         try await screenshot(page, "6-party")
         #expect(page.errors.map(\.text) == [], "what the page or the browser reported")
