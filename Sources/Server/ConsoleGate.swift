@@ -10,7 +10,10 @@ import Store
 enum ConsoleRefusal: Error {
     /// No session cookie at all: the browser is sent to sign in.
     case signInFirst
-    /// A cookie that names no current session, or a form without the session's token.
+    /// A cookie that names no current session: refused, and the cookie dropped,
+    /// so that the way back to signing in is open.
+    case sessionEnded(String)
+    /// A form without the session's token.
     case forbidden(String)
     /// A form that cannot be read.
     case badForm(String)
@@ -34,7 +37,7 @@ struct ConsoleGate: Sendable {
     func session(_ request: Request) async throws -> ConsoleSession {
         guard let secret = request.cookies[Self.sessionCookie]?.value, !secret.isEmpty else { throw ConsoleRefusal.signInFirst }
         guard let session = try await store.currentConsoleSession(presented: secret, at: now()) else {
-            throw ConsoleRefusal.forbidden("This session has ended or was never the console's. Sign in again.")
+            throw ConsoleRefusal.sessionEnded("This session has ended or was never the console's. Sign in again.")
         }
         return session
     }

@@ -114,6 +114,10 @@ extension RangersAPI {
             switch refusal {
             case .signInFirst:
                 return Self.redirect(to: ConsolePaths.home)
+            case .sessionEnded(let message):
+                var response = Self.refusalPage(message, status: .forbidden)
+                response.headers.append(HTTPField(name: .setCookie, value: ConsoleGate.sessionCookieHeader(secret: "", maxAge: 0, secure: false)))
+                return response
             case .forbidden(let message):
                 return Self.refusalPage(message, status: .forbidden)
             case .badForm(let message):

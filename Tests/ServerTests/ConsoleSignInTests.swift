@@ -84,9 +84,13 @@ import Testing
             #expect(try await browser.get(api, "/console/audit").status == 200)
             clock.advance(by: 1)
             let before = try server.storedBytes()
+            let kept = browser
             let expired = try await browser.get(api, "/console/audit")
             #expect(expired.status == 403)
             #expect(expired.text.contains("Sign in again"))
+            #expect(ConsoleBrowser.setCookies(expired)["rangers_console"]?.contains("Max-Age=0") == true, "the dead cookie is dropped")
+            #expect(try await browser.get(api, "/console").text.contains(#"id="sign-in""#), "so the sign-in form is one click away")
+            browser = kept
             let signOut = try await browser.post(api, "/console/sign-out", ["csrf": browser.csrf])
             #expect(signOut.status == 403)
             #expect(try server.storedBytes() == before, "a refused request writes nothing")
