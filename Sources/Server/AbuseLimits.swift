@@ -86,7 +86,12 @@ struct AbuseLimitMiddleware: RouterMiddleware {
         guard presentsKey else { return try await next(request, context) }
         let window = AbuseLimits.window.start(of: now())
         guard wrongKeys(of: client, in: window) < limits.failedAuthenticationsPerMinute else {
-            throw tooMany("wrong keys from your address: at most \(limits.failedAuthenticationsPerMinute) a minute")
+            let refusal = tooMany("wrong keys from your address: at most \(limits.failedAuthenticationsPerMinute) a minute")
+            // The console's form is answered with a page a browser shows, saying the same.
+            guard request.uri.path == ConsolePaths.signIn else { throw refusal }
+            var page = RangersAPI.refusalPage("Too many \(refusal.message.dropFirst("too many ".count))", status: .tooManyRequests)
+            page.headers.append(contentsOf: refusal.headers)
+            return page
         }
         do {
             let response = try await next(request, context)

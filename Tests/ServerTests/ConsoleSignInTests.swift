@@ -170,6 +170,8 @@ import Testing
             let limited = try await browser.post(api, "/console/sign-in", ["key": TestServer.gameMasterKey, "csrf": browser.csrf])
             #expect(limited.status == 429)
             #expect(limited.headers[.retryAfter] != nil)
+            #expect(limited.headers[.contentType]?.hasPrefix("text/html") == true, "a page the browser shows")
+            #expect(limited.text.contains("Too many wrong keys from your address: at most 2 a minute; ask again in"))
             #expect(browser.cookies[Self.sessionCookie] == nil)
         }
     }
