@@ -6,6 +6,17 @@ import Vocabulary
 
 extension SQLiteStore {
     public func partyDirectory(search: PartySearch?, after: PartyDirectoryCursor?, limit: Int) async throws -> [PartyListing] {
+        let (sql, arguments) = Self.directoryStatement(search: search, after: after, limit: limit)
+        return try await read { db in
+            try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+                PartyListing(party: try PartyRow(row: row).value(), memberCount: row["memberCount"],
+                             runningAdventure: (row["running"] as String?).map(AdventureID.init))
+            }
+        }
+    }
+
+    /// The directory's page (a test reads its query plan).
+    static func directoryStatement(search: PartySearch?, after: PartyDirectoryCursor?, limit: Int) -> (String, StatementArguments) {
         var conditions: [String] = []
         var arguments: StatementArguments = []
         if let after {
@@ -30,22 +41,22 @@ extension SQLiteStore {
                 (SELECT adventure.id FROM adventure WHERE adventure.party = party.id AND adventure.status = 'running') AS running
             FROM party \(filter) ORDER BY party.name, party.id LIMIT ?
             """
-        let bound = arguments
-        return try await read { db in
-            try Row.fetchAll(db, sql: sql, arguments: bound).map { row in
-                PartyListing(party: try PartyRow(row: row).value(), memberCount: row["memberCount"],
-                             runningAdventure: (row["running"] as String?).map(AdventureID.init))
-            }
-        }
+        return (sql, arguments)
     }
+
+    /// Row values against the partial index on (endedAt, id): each page one index range.
+    static let finishedSQL = """
+        SELECT * FROM adventure WHERE status != 'running' AND endedAt IS NOT NULL AND (endedAt, id) < (?, ?)
+        ORDER BY endedAt DESC, id DESC LIMIT ?
+        """
+
+    static let answersSQL = """
+        SELECT status, reason, count(*) FROM pushLog WHERE sentAt >= ? GROUP BY status, reason ORDER BY count(*) DESC, status, reason
+        """
 
     public func finishedAdventures(after: FinishedAdventureCursor?, limit: Int) async throws -> [StoredAdventure] {
         try await read { db in
-            // Row values against the partial index on (endedAt, id): each page one index range.
-            try AdventureRow.fetchAll(db, sql: """
-                SELECT * FROM adventure WHERE status != 'running' AND endedAt IS NOT NULL AND (endedAt, id) < (?, ?)
-                ORDER BY endedAt DESC, id DESC LIMIT ?
-                """, arguments: [after?.endedAt ?? Int.max, after?.id.rawValue ?? "", limit]).map { try $0.value() }
+            try AdventureRow.fetchAll(db, sql: Self.finishedSQL, arguments: [after?.endedAt ?? Int.max, after?.id.rawValue ?? "", limit]).map { try $0.value() }
         }
     }
 
@@ -55,9 +66,7 @@ extension SQLiteStore {
 
     public func deliveryHealth(since: Date) async throws -> DeliveryHealthReading {
         try await read { db in
-            let answers = try Row.fetchAll(db, sql: """
-                SELECT status, reason, count(*) FROM pushLog WHERE sentAt >= ? GROUP BY status, reason ORDER BY count(*) DESC, status, reason
-                """, arguments: [since]).map { DeliveryHealthReading.Answers(status: $0[0], reason: $0[1], count: $0[2]) }
+            let answers = try Row.fetchAll(db, sql: Self.answersSQL, arguments: [since]).map { DeliveryHealthReading.Answers(status: $0[0], reason: $0[1], count: $0[2]) }
             let invalidated = try Int.fetchOne(db, sql: """
                 SELECT (SELECT count(*) FROM activityToken WHERE invalidatedAt >= ? AND invalidReason != 'rotated')
                      + (SELECT count(*) FROM device WHERE pushToStartTokenInvalidAt >= ?)
