@@ -157,6 +157,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // The game master's console: server-rendered pages, no script.
+        .target(
+            name: "ConsoleView",
+            dependencies: ["Vocabulary", "Game", "Store", "Replay", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         // What browser tests share: finding Chromium and driving it over the DevTools protocol.
         .target(name: "BrowserTestSupport", path: "Tests/BrowserTestSupport"),
         // The long-running parts beside the HTTP API: the ticker, the dispatcher, the followers'
@@ -176,7 +181,7 @@ let package = Package(
             name: "Server",
             dependencies: [
                 "Vocabulary", "Game", "Catalog", "Wire", "PushPolicy", "APNs", "APNsCurl", "APNsSimulator", "Store", "StoreSQLite",
-                "StorePostgres", "LiveView", "Services",
+                "StorePostgres", "LiveView", "ConsoleView", "Replay", "Services",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

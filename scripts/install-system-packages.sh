@@ -3,7 +3,8 @@
 # PostgreSQL (the tests start servers of their own with it; the system's cluster is
 # not used), nginx (the load balancer in front of several nodes in the cluster tests),
 # Chromium, in which the tests load the replay's timeline and the live page (with
-# an emoji font, so the live page's screenshots show the heroes' avatars), and
+# an emoji font, so the live page's screenshots show the heroes' avatars, and a
+# CJK font, so Korean and Chinese names show as glyphs, not boxes), and
 # python3 with venv, into which scripts/api-fuzz.sh installs schemathesis from PyPI,
 # and Patroni, etcd and HAProxy, with which scripts/ha-database.sh fails the database
 # over (it starts its own on loopback: the packages' system services are not
@@ -28,7 +29,7 @@ libcurl_major() {
     pkg-config --modversion libcurl 2>/dev/null | cut -d. -f1
 }
 
-packages=(libsqlite3-dev libssl-dev pkg-config postgresql nginx chromium fonts-noto-color-emoji python3 python3-venv
+packages=(libsqlite3-dev libssl-dev pkg-config postgresql nginx chromium fonts-noto-color-emoji fonts-noto-cjk python3 python3-venv
           patroni etcd-server haproxy)
 # Services these packages would start on install; the scripts and tests run their own.
 services=(etcd haproxy patroni)

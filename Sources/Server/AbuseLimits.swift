@@ -1,3 +1,4 @@
+import ConsoleView
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -79,19 +80,34 @@ struct AbuseLimitMiddleware: RouterMiddleware {
             if response.status == .created { _ = try await store.countAttempt(key, window: AbuseLimits.window, at: now()) }
             return response
         }
-        guard request.headers[.authorization] != nil else { return try await next(request, context) }
+        // The console's sign-in form presents a key as a bearer header does.
+        let presentsKey = request.headers[.authorization] != nil
+            || (request.method == .post && request.uri.path == ConsolePaths.signIn)
+        guard presentsKey else { return try await next(request, context) }
         let window = AbuseLimits.window.start(of: now())
         guard wrongKeys(of: client, in: window) < limits.failedAuthenticationsPerMinute else {
-            throw tooMany("wrong keys from your address: at most \(limits.failedAuthenticationsPerMinute) a minute")
+            let refusal = tooMany("wrong keys from your address: at most \(limits.failedAuthenticationsPerMinute) a minute")
+            // The console's form is answered with a page a browser shows, saying the same.
+            guard request.uri.path == ConsolePaths.signIn else { throw refusal }
+            var page = RangersAPI.refusalPage("Too many \(refusal.message.dropFirst("too many ".count))", status: .tooManyRequests)
+            page.headers.append(contentsOf: refusal.headers)
+            return page
         }
         do {
-            return try await next(request, context)
+            let response = try await next(request, context)
+            // The console answers a wrong key with its page, not an error.
+            if response.status == .unauthorized { countWrongKey(of: client, in: window) }
+            return response
         } catch let error as APIError where error.status == .unauthorized {
-            wrongKeys.withLockedValue { counts in
-                counts = counts.filter { $0.value.window == window }
-                counts[client, default: (window, 0)].count += 1
-            }
+            countWrongKey(of: client, in: window)
             throw error
+        }
+    }
+
+    private func countWrongKey(of client: String, in window: Int) {
+        wrongKeys.withLockedValue { counts in
+            counts = counts.filter { $0.value.window == window }
+            counts[client, default: (window, 0)].count += 1
         }
     }
 

@@ -51,7 +51,7 @@ struct Authenticator: Sendable {
         return parts[1].trimmingCharacters(in: .whitespaces)
     }
 
-    private func isGameMasterKey(_ presented: String) -> Bool {
+    func isGameMasterKey(_ presented: String) -> Bool {
         constantTimeEqual(expected: gameMasterKey.utf8, given: presented.utf8)
     }
 }

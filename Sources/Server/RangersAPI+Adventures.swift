@@ -14,7 +14,12 @@ extension RangersAPI {
     /// transaction, so the dispatcher sends the starts as soon as it commits.
     func startAdventure(_ request: Request) async throws -> Response {
         try auth.gameMaster(request)
-        let body = try await body(StartAdventureRequest.self, request)
+        let stored = try await startAdventure(try await body(StartAdventureRequest.self, request))
+        return try JSONCoding.response(AdventureView(stored, showSeed: true), status: .created)
+    }
+
+    /// The start itself, for the API and the console alike.
+    func startAdventure(_ body: StartAdventureRequest) async throws -> StoredAdventure {
         let roster = try await store.members(of: body.partyID).map(\.member)
         let setup = AdventureSetup(route: body.route, party: roster, tickInterval: body.tickInterval,
                                    timeLimit: body.timeLimit,
@@ -36,11 +41,10 @@ extension RangersAPI {
         let outbox = zip(devices, decisions).map { device, decision in
             OutboxMessage(decision, target: .pushToStart(device.device), bundleID: configuration.bundleID)
         }
-        let stored = try await store.startAdventure(id: id, party: body.partyID, setup: setup, state: state,
-                                                    startedAt: startedAt, contentVersion: content.version,
-                                                    followCode: body.followable == true ? .random() : nil,
-                                                    outbox: outbox, at: now())
-        return try JSONCoding.response(AdventureView(stored, showSeed: true), status: .created)
+        return try await store.startAdventure(id: id, party: body.partyID, setup: setup, state: state,
+                                              startedAt: startedAt, contentVersion: content.version,
+                                              followCode: body.followable == true ? .random() : nil,
+                                              outbox: outbox, at: now())
     }
 
     /// Queues the end; the ticker applies it at the next tick, so the end is in the

@@ -111,14 +111,19 @@ extension RangersAPI {
     func closeChannel(_ request: Request, party id: PathParameter<PartyID>) async throws -> Response {
         try auth.gameMaster(request)
         let party = try await store.party(try id.checked())
-        let channel = try await store.channel(of: party.id, at: now())
+        try await closeWalkieTalkie(of: party.id)
+        // Read again: closing set its closedAt.
+        let closed = try await store.channel(of: party.id, at: now())
+        return try JSONCoding.response(try await channelView(party, closed), status: .accepted)
+    }
+
+    /// Closes the party's channel, each listener told to leave: for the API and the console alike.
+    func closeWalkieTalkie(of party: PartyID) async throws {
+        let channel = try await store.channel(of: party, at: now())
         let bundleID = configuration.bundleID
         try await store.closeChannel(channel.id, at: now()) { member in
             OutboxMessage.leaveChannel(member, bundleID: bundleID, reason: "the game master closed the channel")
         }
-        // Read again: closing set its closedAt.
-        let closed = try await store.channel(of: party.id, at: now())
-        return try JSONCoding.response(try await channelView(party, closed), status: .accepted)
     }
 
     /// Whether a message sent now would reach the others: the app shows

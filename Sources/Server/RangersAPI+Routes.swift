@@ -1,3 +1,4 @@
+import ConsoleView
 import Hummingbird
 
 extension RangersAPI {
@@ -95,6 +96,43 @@ extension RangersAPI {
         }
         router.get("/live/adventures/{adventureID}/events") { request, context in
             try await liveEvents(request, context: context, adventure: context.parameters.path("adventureID"))
+        }
+
+        // The game master's console (pages for a browser, signed in with a session)
+        router.get(RouterPath(ConsolePaths.home)) { request, _ in try await consoleHome(request) }
+        router.post(RouterPath(ConsolePaths.signIn)) { request, context in try await consoleSignIn(request, context: context) }
+        router.post(RouterPath(ConsolePaths.signOut)) { request, context in try await consoleSignOut(request, context: context) }
+        router.get(RouterPath(ConsolePaths.audit)) { request, _ in try await consoleAudit(request) }
+        router.get(RouterPath(ConsolePaths.parties)) { request, _ in try await consoleParties(request) }
+        router.get(RouterPath(ConsolePaths.parties + "/{partyID}")) { request, context in
+            try await consoleParty(request, id: context.parameters.path("partyID"))
+        }
+        router.post(RouterPath(ConsolePaths.parties + "/{partyID}/adventures")) { request, context in
+            try await consoleStartAdventure(request, context: context, party: context.parameters.path("partyID"))
+        }
+        router.post(RouterPath(ConsolePaths.parties + "/{partyID}/walkie-talkie/close")) { request, context in
+            try await consoleCloseWalkieTalkie(request, context: context, party: context.parameters.path("partyID"))
+        }
+        router.get(RouterPath(ConsolePaths.adventures)) { request, _ in try await consoleRunning(request) }
+        router.get(RouterPath(ConsolePaths.adventures + "/{adventureID}")) { request, context in
+            try await consoleAdventure(request, id: context.parameters.path("adventureID"))
+        }
+        router.get(RouterPath(ConsolePaths.adventures + "/{adventureID}/end")) { request, context in
+            try await consoleConfirmEnd(request, id: context.parameters.path("adventureID"))
+        }
+        router.post(RouterPath(ConsolePaths.adventures + "/{adventureID}/end")) { request, context in
+            try await consoleEnd(request, context: context, id: context.parameters.path("adventureID"))
+        }
+        router.get(RouterPath(ConsolePaths.finished)) { request, _ in try await consoleFinished(request) }
+        router.get(RouterPath(ConsolePaths.delivery)) { request, _ in try await consoleDelivery(request) }
+        router.get(RouterPath(ConsolePaths.adventures + "/{adventureID}/replay")) { request, context in
+            try await consoleReplay(request, id: context.parameters.path("adventureID"))
+        }
+        router.get(RouterPath(ConsolePaths.adventures + "/{adventureID}/timeline")) { request, context in
+            try await consoleTimeline(request, id: context.parameters.path("adventureID"))
+        }
+        router.get(RouterPath(ConsolePaths.adventures + "/{adventureID}/session")) { request, context in
+            try await consoleSessionFile(request, id: context.parameters.path("adventureID"))
         }
 
         // Operations

@@ -15,7 +15,7 @@ import Vocabulary
 
 /// The whole store: what `rangers serve` runs on.
 public protocol RangersStore: PlayerStore, PartyStore, TokenStore, AdventureStore, TickStore, OutboxStore,
-    WalkieTalkieStore, ReplayStore, FollowerStore, NodeStore, AttemptStore, Sendable
+    WalkieTalkieStore, ReplayStore, FollowerStore, NodeStore, AttemptStore, ConsoleStore, ConsolePartyStore, Sendable
 {
     /// The schema versions this store has applied, oldest first (for `/healthz`).
     func appliedMigrations() async throws -> [String]

@@ -17,6 +17,40 @@ enum PostgresSchema {
         Migration(name: "v5-followers", statements: v5Followers),
         Migration(name: "v6-push-log-order", statements: v6PushLogOrder),
         Migration(name: "v7-attempts", statements: v7Attempts),
+        Migration(name: "v9-console", statements: v9Console),
+    ]
+
+    /// The game master's console: its sessions, by the hash of the cookie's secret
+    /// (so that any node knows them and a sign-out ends them everywhere), its
+    /// audit trail, paged newest first by id, and the party directory's order.
+    /// Times are unix seconds.
+    private static let v9Console = [
+        """
+        CREATE TABLE console_session (
+            secret_hash BYTEA PRIMARY KEY CHECK (length(secret_hash) = 32),
+            reference TEXT NOT NULL UNIQUE,
+            csrf_token TEXT NOT NULL,
+            created_at BIGINT NOT NULL,
+            expires_at BIGINT NOT NULL
+        )
+        """,
+        "CREATE INDEX console_session_by_expiry ON console_session(expires_at)",
+        // The console's party directory: by name byte for byte, as SQLite orders it, then id.
+        #"CREATE INDEX party_by_name_and_id ON party ((name COLLATE "C"), id)"#,
+        // The console's finished adventures: the latest end first.
+        #"CREATE INDEX adventure_finished ON adventure (ended_at, (id COLLATE "C")) WHERE status <> 'running'"#,
+        // The console's delivery health: the last hour's answers.
+        "CREATE INDEX push_log_by_sent_at ON push_log(sent_at)",
+        """
+        CREATE TABLE console_audit (
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            at BIGINT NOT NULL,
+            action TEXT NOT NULL,
+            session TEXT,
+            client TEXT NOT NULL,
+            detail TEXT NOT NULL
+        )
+        """,
     ]
 
     /// Attempts per key (a client address and what it tried) in the current fixed

@@ -117,7 +117,7 @@ extension PostgresStore {
         return QueuedCommand(id: CommandID(id), command: command, receivedAt: receivedAt)
     }
 
-    private static let adventureColumns = """
+    static let adventureColumns = """
         id, party, route_id, content_version, seed, roster, tick_interval, time_limit, started_at, tick_phase, state, last_tick,
         next_tick_at, ended_at, follow_code
         """
@@ -147,7 +147,7 @@ extension PostgresStore {
 
     typealias AdventureColumns = (String, String, String, String, String, String, Int, Int, Int, Int, String, Int, Int?, Int?, String?)
 
-    private static func adventure(_ row: AdventureColumns) throws -> StoredAdventure {
+    static func adventure(_ row: AdventureColumns) throws -> StoredAdventure {
         let (id, party, route, contentVersion, seedText, roster, tickInterval, timeLimit, startedAt, tickPhase, stateText,
              lastTick, nextTickAt, endedAt, followCodeText) = row
         let seed = try StoredValues.seed(seedText, ofAdventure: id)

@@ -17,6 +17,7 @@ enum Schema {
         migrator.registerMigration("v7-tick-phase", migrate: v7TickPhase)
         migrator.registerMigration("v8-followers", migrate: v8Followers)
         migrator.registerMigration("v9-attempts", migrate: v9Attempts)
+        migrator.registerMigration("v11-console", migrate: v11Console)
         return migrator
     }
 
@@ -381,6 +382,37 @@ enum Schema {
 
     /// Attempts per key (a client address and what it tried) in the current fixed
     /// window, for the limits against abuse: one row per key, rewritten in place.
+    /// The game master's console: its sessions, by the hash of the cookie's secret
+    /// (so that any node knows them and a sign-out ends them everywhere), its
+    /// audit trail, paged newest first by id, and the party directory's order.
+    /// Times are unix seconds.
+    private static func v11Console(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE consoleSession (
+                secretHash BLOB PRIMARY KEY NOT NULL CHECK (length(secretHash) = 32),
+                reference TEXT NOT NULL UNIQUE,
+                csrfToken TEXT NOT NULL,
+                createdAt INTEGER NOT NULL,
+                expiresAt INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            CREATE INDEX consoleSession_byExpiry ON consoleSession(expiresAt);
+            -- The console's party directory: by name, then id, a page at a time.
+            CREATE INDEX party_byNameAndID ON party(name, id);
+            -- The console's finished adventures: the latest end first.
+            CREATE INDEX adventure_finished ON adventure(endedAt, id) WHERE status != 'running';
+            -- The console's delivery health: the last hour's answers.
+            CREATE INDEX pushLog_bySentAt ON pushLog(sentAt);
+            CREATE TABLE consoleAudit (
+                id INTEGER PRIMARY KEY AUTOINCREMENT,
+                at INTEGER NOT NULL,
+                action TEXT NOT NULL,
+                session TEXT,
+                client TEXT NOT NULL,
+                detail TEXT NOT NULL
+            );
+            """)
+    }
+
     private static func v9Attempts(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE attempt (

@@ -83,6 +83,8 @@ struct DemoScript {
         show("👀 Watch the phones' Lock Screens live (until the adventure ends): \(link.url)")
         // The same host as the page's: the link names the host it was asked at.
         show("   Its Server-Sent Events, for a script: \(link.url.dropLast(link.path.count))\(link.eventsPath)")
+        // This run's key is made for it and ends with it: without it the console's address is no use.
+        show("🎛  The game master's console: \(link.url.dropLast(link.path.count))/console (this run's key: \(gameMasterKey))")
         if let code = started.followCode, followerCount > 0 {
             try await addFollowers(adventure: started.id, code: code)
         }

@@ -28,7 +28,8 @@ struct Cluster {
     let api: ServerAPI
 
     /// On a fresh database of the tests' shared server, unless `database` names another.
-    static func start(nodes count: Int, leaseSeconds: Int, database given: TestDatabase? = nil) async throws -> Cluster {
+    /// `logs`: a folder where each node's output goes (`node-1.log` …), for a test that reads it.
+    static func start(nodes count: Int, leaseSeconds: Int, database given: TestDatabase? = nil, logs: URL? = nil) async throws -> Cluster {
         let database: TestDatabase
         if let given { database = given } else { database = try await StoreEngine.postgres.database() }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("rangers-cluster-\(UUID().uuidString.prefix(8))")
@@ -40,7 +41,7 @@ struct Cluster {
                 database: database, port: port, gameMasterKey: gameMasterKey, api: ServerAPI(base: "http://127.0.0.1:\(port)"),
                 arguments: ["--node-id", "node-\(index)", "--lease-seconds", String(leaseSeconds),
                             "--request-deadline-seconds", String(requestDeadlineSeconds)],
-                environment: ["RANGERS_LIVE_LINK_SECRET": liveLinkSecret])
+                environment: ["RANGERS_LIVE_LINK_SECRET": liveLinkSecret], log: logs?.appendingPathComponent("node-\(index).log"))
             nodes.append(Node(id: "node-\(index)", port: port, process: process))
         }
         let port = try PostgresTestServer.freePort()

@@ -68,6 +68,18 @@ import Vocabulary
         let (page, stream) = try #require(links, "no links in: \((try? String(contentsOf: output, encoding: .utf8)) ?? "")")
         #expect(page.hasPrefix("http://127.0.0.1:") && page.contains("/live/adventures/") && page.contains("?token="))
         #expect(stream.hasPrefix("http://127.0.0.1:") && stream.contains("/events?token="))
+        // The console beside the live page, on the same server, with the key the run made.
+        let printed = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        let console = try #require(printed.firstMatch(of: /The game master's console: (\S+) \(this run's key: (\S+)\)/))
+        let origin = try #require(page.range(of: "/live/")).lowerBound
+        #expect(String(console.1) == page[..<origin] + "/console")
+        let browser = ConsoleHTTP()
+        let form = try await browser.send(String(console.1))
+        let token = try #require(form.text.firstMatch(of: /name="csrf" value="([^"]+)"/)?.1)
+        let paired = try #require(form.setCookie.firstMatch(of: /rangers_console_sign_in=([^;]+)/)?.1)
+        let signedIn = try await browser.send(String(console.1) + "/sign-in", cookie: "rangers_console_sign_in=\(paired)",
+                                              form: "key=\(console.2)&csrf=\(token)")
+        #expect(signedIn.status == 303 && signedIn.setCookie.contains("rangers_console=cs_"), "the printed key signs in")
         // Until the server stops, which the demo does once the adventure is over.
         let reading = try await EventStreamReader.read(stream, for: 90)
         #expect(reading.status == 200)

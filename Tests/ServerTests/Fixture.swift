@@ -24,6 +24,10 @@ struct Fixture: Sendable {
     var transmissionID = ""
     /// Set by samples that ask for a live-page link first.
     var liveLinkToken = ""
+    /// Set by samples that open the console first: the Cookie header its browser
+    /// sends and the CSRF token of its last page.
+    var consoleCookie = ""
+    var consoleCSRF = ""
 
     var ana: Member { members[0] }
     var bao: Member { members[1] }

@@ -110,27 +110,10 @@ import Vocabulary
 
     /// Runs `body` with a live server and a browser, closing both whatever happens.
     func withServerAndBrowser(artifacts: URL, _ body: (LivePageServer, DevToolsBrowser) async throws -> Void) async throws {
-        guard Chromium.executable() != nil else { throw Chromium.Missing() }
         try? FileManager.default.removeItem(at: artifacts)
         try FileManager.default.createDirectory(at: artifacts, withIntermediateDirectories: true)
         note("screenshots in \(artifacts.path)")
-        let server = try await LivePageServer.start(policy: Self.policy)
-        let browser: DevToolsBrowser
-        do {
-            browser = try DevToolsBrowser.launch(profile: try ScratchFiles.newDirectory().appendingPathComponent("profile"))
-        } catch {
-            await server.shutdown()
-            throw error
-        }
-        do {
-            try await body(server, browser)
-        } catch {
-            await browser.close()
-            await server.shutdown()
-            throw error
-        }
-        await browser.close()
-        await server.shutdown()
+        try await LivePageServer.withBrowser(policy: Self.policy, body)
     }
 
     func note(_ text: String) { FileHandle.standardError.write(Data("live page test: \(text)\n".utf8)) }

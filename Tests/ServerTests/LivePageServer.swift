@@ -1,6 +1,7 @@
 import APNs
 import APNsCurl
 import APNsSimulator
+import BrowserTestSupport
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -58,6 +59,29 @@ final class LivePageServer: @unchecked Sendable {
         let server = LivePageServer(database: database, configuration: configuration, apns: apns)
         try await server.run()
         return server
+    }
+
+    /// Runs `body` with a server started with `policy` and a headless Chromium,
+    /// closing both whatever happens.
+    static func withBrowser(policy: PushPolicyConfiguration, _ body: (LivePageServer, DevToolsBrowser) async throws -> Void) async throws {
+        guard Chromium.executable() != nil else { throw Chromium.Missing() }
+        let server = try await start(policy: policy)
+        let browser: DevToolsBrowser
+        do {
+            browser = try DevToolsBrowser.launch(profile: try ScratchFiles.newDirectory().appendingPathComponent("profile"))
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+        do {
+            try await body(server, browser)
+        } catch {
+            await browser.close()
+            await server.shutdown()
+            throw error
+        }
+        await browser.close()
+        await server.shutdown()
     }
 
     /// Opens the store and serves: on the port it had before, or a free one the first time.

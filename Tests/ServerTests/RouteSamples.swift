@@ -25,6 +25,9 @@ struct RouteSample: Sendable, CustomStringConvertible {
     var contentType: String?
     /// What must happen first for the sample to be accepted (join the channel, say).
     var prepare: (@Sendable (API, Fixture) async throws -> Fixture)?
+    /// A console page: the browser's cookies go with it, and a form is answered
+    /// with a redirect (303), not a 2xx.
+    var isConsole = false
 
     init(method: HTTPRequest.Method, template: String, caller: Caller, uri: @escaping @Sendable (Fixture) -> String,
          body: (@Sendable (Fixture) -> String)? = nil, contentType: String? = nil,
@@ -37,6 +40,44 @@ struct RouteSample: Sendable, CustomStringConvertible {
         self.contentType = contentType
         self.prepare = prepare
     }
+
+    /// A console page or form, from a browser that `prepare` readied.
+    static func console(_ method: HTTPRequest.Method, _ path: String, body: (@Sendable (Fixture) -> String)? = nil,
+                        prepare: @escaping @Sendable (API, Fixture) async throws -> Fixture) -> RouteSample {
+        var sample = RouteSample(method: method, template: path, caller: .anyone, uri: { _ in path }, body: body,
+                                 contentType: body == nil ? nil : "application/x-www-form-urlencoded", prepare: prepare)
+        sample.isConsole = true
+        return sample
+    }
+
+    /// The same sample at another address (one with a path parameter).
+    func at(_ uri: @escaping @Sendable (Fixture) -> String) -> RouteSample {
+        var sample = self
+        sample.uri = uri
+        return sample
+    }
+
+    /// The headers besides the key: the body's type, a console browser's cookies.
+    func headers(_ fixture: Fixture) -> HTTPFields {
+        var headers: HTTPFields = contentType.map { [.contentType: $0] } ?? [:]
+        if isConsole, !fixture.consoleCookie.isEmpty { headers[.cookie] = fixture.consoleCookie }
+        return headers
+    }
+
+    /// A status that, for this sample, says it was accepted.
+    var alsoAccepted: Set<Int> = []
+
+    /// The statuses that say the sample was accepted.
+    var accepted: Set<Int> { Set<Int>(isConsole && method == .post ? [303] : [200, 201, 202, 204]).union(alsoAccepted) }
+
+    func accepting(_ status: Int) -> RouteSample {
+        var sample = self
+        sample.alsoAccepted.insert(status)
+        return sample
+    }
+
+    /// Starts an adventure: the fixture's party must have none running.
+    var startsAnAdventure: Bool { ["POST /v1/gm/adventures", "POST /console/parties/{partyID}/adventures"].contains(route) }
 
     /// Has a JSON body the shape tests can break.
     var takesJSON: Bool { body != nil && contentType == nil }
@@ -109,6 +150,33 @@ struct RouteSample: Sendable, CustomStringConvertible {
         RouteSample(method: .get, template: "/live/adventures/{adventureID}/events", caller: .anyone,
                     uri: { "/live/adventures/\($0.adventureID)/events?token=\($0.liveLinkToken)&follow=false" },
                     prepare: askForLiveLink),
+        // The console: a browser's session (a cookie), and a CSRF token in each form.
+        .console(.get, "/console", prepare: signInToConsole),
+        .console(.post, "/console/sign-in", body: { "key=\(TestServer.gameMasterKey)&csrf=\($0.consoleCSRF)" }, prepare: openConsole),
+        .console(.post, "/console/sign-out", body: { "csrf=\($0.consoleCSRF)" }, prepare: signInToConsole),
+        .console(.get, "/console/audit", prepare: signInToConsole),
+        .console(.get, "/console/parties", prepare: signInToConsole),
+        RouteSample.console(.get, "/console/parties/{partyID}", prepare: signInToConsole).at { "/console/parties/\($0.partyID)" },
+        RouteSample.console(.post, "/console/parties/{partyID}/adventures",
+                            body: { "csrf=\($0.consoleCSRF)&route=whispering-woods&tickInterval=2&seed=7" },
+                            prepare: signInToConsole).at { "/console/parties/\($0.partyID)/adventures" },
+        RouteSample.console(.post, "/console/parties/{partyID}/walkie-talkie/close", body: { "csrf=\($0.consoleCSRF)" },
+                            prepare: signInToConsole).at { "/console/parties/\($0.partyID)/walkie-talkie/close" },
+        .console(.get, "/console/adventures", prepare: signInToConsole),
+        RouteSample.console(.get, "/console/adventures/{adventureID}", prepare: signInToConsole).at { "/console/adventures/\($0.adventureID)" },
+        RouteSample.console(.get, "/console/adventures/{adventureID}/end", prepare: signInToConsole)
+            .at { "/console/adventures/\($0.adventureID)/end" },
+        RouteSample.console(.post, "/console/adventures/{adventureID}/end", body: { "csrf=\($0.consoleCSRF)&confirm=yes" },
+                            prepare: signInToConsole).at { "/console/adventures/\($0.adventureID)/end" },
+        .console(.get, "/console/finished", prepare: signInToConsole),
+        .console(.get, "/console/delivery", prepare: signInToConsole),
+        // The fixture's adventure is running: these answer 409 there, and are accepted in ConsoleFinishedTests.
+        RouteSample.console(.get, "/console/adventures/{adventureID}/replay", prepare: signInToConsole)
+            .at { "/console/adventures/\($0.adventureID)/replay" }.accepting(409),
+        RouteSample.console(.get, "/console/adventures/{adventureID}/timeline", prepare: signInToConsole)
+            .at { "/console/adventures/\($0.adventureID)/timeline" }.accepting(409),
+        RouteSample.console(.get, "/console/adventures/{adventureID}/session", prepare: signInToConsole)
+            .at { "/console/adventures/\($0.adventureID)/session" }.accepting(409),
         RouteSample(method: .get, template: "/healthz", caller: .anyone, uri: { _ in "/healthz" }),
         RouteSample(method: .get, template: "/readyz", caller: .anyone, uri: { _ in "/readyz" }),
         RouteSample(method: .get, template: "/metrics", caller: .anyone, uri: { _ in "/metrics" }),
@@ -145,6 +213,28 @@ struct RouteSample: Sendable, CustomStringConvertible {
         var fixture = fixture
         let link = try await api.send(.post, "/v1/adventures/\(fixture.adventureID)/live-links", key: TestServer.gameMasterKey)
         fixture.liveLinkToken = String(try #require(link.json["path"].string?.split(separator: "=").last, "\(link)"))
+        return fixture
+    }
+
+    /// A browser opens the console's sign-in form.
+    static func openConsole(_ api: API, _ fixture: Fixture) async throws -> Fixture {
+        var fixture = fixture
+        var browser = ConsoleBrowser()
+        _ = try await browser.get(api, "/console")
+        fixture.consoleCookie = browser.cookieHeader[.cookie] ?? ""
+        fixture.consoleCSRF = browser.csrf
+        return fixture
+    }
+
+    /// A browser signs in to the console with the game master's key.
+    static func signInToConsole(_ api: API, _ fixture: Fixture) async throws -> Fixture {
+        var fixture = fixture
+        var browser = ConsoleBrowser()
+        let signedIn = try await browser.signIn(api, key: TestServer.gameMasterKey)
+        try #require(signedIn.status == 303, "\(signedIn)")
+        _ = try await browser.get(api, "/console")
+        fixture.consoleCookie = browser.cookieHeader[.cookie] ?? ""
+        fixture.consoleCSRF = browser.csrf
         return fixture
     }
 

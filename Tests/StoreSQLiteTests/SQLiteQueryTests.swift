@@ -39,6 +39,34 @@ import Vocabulary
         }
     }
 
+    /// The console's pages stay quick however many parties and adventures there
+    /// are: a page of the directory is one range of its index, in its order (no
+    /// sort of every party), and so are finished adventures and the last hour's answers.
+    @Test func theConsolesPagesReadOneIndexRangeEach() async throws {
+        let store = try ScratchDatabase().open()
+        let cursor = PartyDirectoryCursor(name: "M", id: "x")
+        let plans = try await store.rawRead { db in
+            func directory(_ search: PartySearch?, _ after: PartyDirectoryCursor?) -> (String, StatementArguments, String) {
+                let (sql, arguments) = SQLiteStore.directoryStatement(search: search, after: after, limit: 26)
+                return (sql, arguments, "party_byNameAndID")
+            }
+            let statements: [(String, StatementArguments, String)] = [
+                directory(nil, nil), directory(nil, cursor), directory(PartySearch("rang"), cursor),
+                (SQLiteStore.finishedSQL, [Int.max, "", 26], "adventure_finished"),
+                (SQLiteStore.answersSQL, [Date()], "pushLog_bySentAt"),
+            ]
+            return try statements.map { sql, arguments, index in
+                (index, try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String })
+            }
+        }
+        for (index, steps) in plans {
+            #expect(steps.contains { $0.contains("INDEX \(index)") }, "\(index): \(steps)")
+            if index != "pushLog_bySentAt" {
+                #expect(!steps.contains { $0.contains("TEMP B-TREE") }, "no sort of every row: \(steps)")
+            }
+        }
+    }
+
     @Test func aReaderSeesTheLastCommittedTickWhileATickIsBeingWritten() async throws {
         let store = try ScratchDatabase().open()
         let adventure = try await Trio.make(in: store).startAdventure()

@@ -11,7 +11,7 @@ import Vocabulary
     @Test func aNewFileGetsEveryMigrationWithWALAndForeignKeys() async throws {
         let scratch = try ScratchDatabase()
         let store = try scratch.open()
-        #expect(try await store.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable", "v5-claimant", "v6-checks-as-comparisons", "v7-tick-phase", "v8-followers", "v9-attempts"])
+        #expect(try await store.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable", "v5-claimant", "v6-checks-as-comparisons", "v7-tick-phase", "v8-followers", "v9-attempts", "v11-console"])
         #expect(FileManager.default.fileExists(atPath: scratch.path))
         let (journal, foreignKeys) = try await store.rawRead { db in
             (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Bool.fetchOne(db, sql: "PRAGMA foreign_keys"))
@@ -36,7 +36,7 @@ import Vocabulary
             partyID = trio.party.id
         }
         let reopened = try scratch.open()
-        #expect(try await reopened.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable", "v5-claimant", "v6-checks-as-comparisons", "v7-tick-phase", "v8-followers", "v9-attempts"])
+        #expect(try await reopened.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable", "v5-claimant", "v6-checks-as-comparisons", "v7-tick-phase", "v8-followers", "v9-attempts", "v11-console"])
         let player = try #require(try await reopened.player(authenticatedBy: key))
         #expect(player.name == "Bao")
         #expect(try await reopened.members(of: try #require(partyID)).count == 3)
@@ -61,7 +61,7 @@ import Vocabulary
             }
         }
         let store = try scratch.open()
-        #expect(try await store.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable", "v5-claimant", "v6-checks-as-comparisons", "v7-tick-phase", "v8-followers", "v9-attempts"])
+        #expect(try await store.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable", "v5-claimant", "v6-checks-as-comparisons", "v7-tick-phase", "v8-followers", "v9-attempts", "v11-console"])
         #expect(try await store.party("party-1").name == "Old party")
         // The party predates channels; it gets one when first asked, and keeps it.
         let channel = try await store.channel(of: "party-1")
