@@ -5,7 +5,8 @@ import Vocabulary
 
 /// Running adventures: the list, one adventure's page, the end's confirmation.
 public enum ConsoleAdventurePages {
-    /// How often a page about a running adventure loads itself again.
+    /// How often a page about running adventures loads itself again (an
+    /// adventure's own page follows its live stream instead, where scripts run).
     public static let refreshSeconds = 2
 
     public struct Row: Sendable {
@@ -96,7 +97,8 @@ public enum ConsoleAdventurePages {
             end = ""
         }
         return ConsoleLayout.page(title: "Adventure \(adventure.id.rawValue)", current: running ? ConsolePaths.adventures : nil,
-                                  signedIn: session, refresh: running ? refreshSeconds : nil, body: """
+                                  signedIn: session, refresh: running ? refreshSeconds : nil,
+                                  follow: running ? Self.events(ofLivePage: detail.livePage) : nil, body: """
             <p id="facts">Party <a href="\(ConsolePaths.party(adventure.party.rawValue))">\(e(detail.partyName))</a> · \
             \(e(names.route(adventure.setup.route))) · a tick every \(adventure.setup.tickInterval) s · \
             status <span id="status" data-status="\(adventure.status.rawValue)">\(e(adventure.status.rawValue))</span> · \
@@ -116,6 +118,12 @@ public enum ConsoleAdventurePages {
             \(detail.lastAnswers.isEmpty ? #"<p class="note">No answer from APNs yet.</p>"#
                 : ConsolePartyPages.table("answers", ["Tick", "To", "Priority", "APNs", "Reason"], answers))
             """)
+    }
+
+    /// The live page's event stream, from the page's link (`/live/adventures/{id}?token=…`).
+    static func events(ofLivePage link: String) -> String {
+        guard let query = link.firstIndex(of: "?") else { return link + "/events" }
+        return link[..<query] + "/events" + link[query...]
     }
 
     /// The end's confirmation: a page of its own, so that no refresh and no stray

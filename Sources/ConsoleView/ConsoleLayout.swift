@@ -28,8 +28,11 @@ public enum ConsoleLayout {
 
     /// `body` is HTML already escaped; `current` is the navigation's path to mark.
     /// `refresh`: seconds after which the browser loads the page again (a page
-    /// that follows something running, without a script).
-    static func page(title: String, current: String?, signedIn: SignedIn?, refresh: Int? = nil, body: String) -> String {
+    /// that follows something running, without a script). `follow`: a live
+    /// page's event stream the page follows with `ConsoleScript` (the refresh
+    /// then only serves a browser without scripts).
+    static func page(title: String, current: String?, signedIn: SignedIn?, refresh: Int? = nil, follow: String? = nil,
+                     body: String) -> String {
         let navigation = signedIn.map { session in
             let links = sections.map { section in
                 let mark = section.path == current ? #" aria-current="page""# : ""
@@ -48,17 +51,20 @@ public enum ConsoleLayout {
             <head>
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta name="referrer" content="no-referrer">\(refresh.map { #"\#n<meta http-equiv="refresh" content="\#($0)">"# } ?? "")
+            <meta name="referrer" content="no-referrer">\(refresh.map { refresh in
+                let tag = #"<meta http-equiv="refresh" content="\#(refresh)">"#
+                return "\n" + (follow == nil ? tag : "<noscript>\(tag)</noscript>")
+            } ?? "")
             <link rel="icon" href="data:,">
             <title>\(escape(title)) · Emoji Rangers console</title>
             <style>\(ConsoleStyle.css)</style>
             </head>
             <body>
             <header class="top"><p class="brand">Emoji Rangers · game master's console</p>\(navigation)</header>
-            <main id="main">
+            <main id="main"\(follow.map { #" data-follow="\#(escape($0))""# } ?? "")>
             <h1>\(escape(title))</h1>
             \(body)
-            </main>
+            </main>\(follow == nil ? "" : "\n<script>\(ConsoleScript.source)</script>")
             </body>
             </html>
 
@@ -72,11 +78,13 @@ public enum ConsoleLayout {
 
     static func escape(_ text: String) -> String { HTMLTimeline.escape(text) }
 
-    /// The pages run no script and load nothing: only their inline style (by its
-    /// hash), and forms post to the console itself.
+    /// The pages load nothing but their inline style and their one script (each by
+    /// its hash); the script reads the live stream and the page itself from this
+    /// server, and forms post to the console itself.
     public static let contentSecurityPolicy: String = {
-        let style = "'sha256-\(Data(SHA256.hash(data: Data(ConsoleStyle.css.utf8))).base64EncodedString())'"
-        return "default-src 'none'; style-src \(style); img-src data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+        func hash(_ text: String) -> String { "'sha256-\(Data(SHA256.hash(data: Data(text.utf8))).base64EncodedString())'" }
+        return "default-src 'none'; style-src \(hash(ConsoleStyle.css)); script-src \(hash(ConsoleScript.source)); "
+            + "connect-src 'self'; img-src data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
     }()
 }
 

@@ -164,7 +164,9 @@ import Vocabulary
         #expect(started.heroHealth.count == 3)
         try await screenshot(page, "7-adventure-started")
 
-        // The clock moves: the page, loading itself again, shows the tick move.
+        // The clock moves: the page, following the live stream, shows the tick move
+        // in place (the mark set now would be gone had it loaded itself again).
+        _ = try await page.evaluate("window.stillThisPage = true")
         for _ in 0..<3 {
             server.clock.advance(by: 1)
             try await eventually("the next tick", within: .seconds(20)) {
@@ -173,6 +175,7 @@ import Vocabulary
         }
         let ticking = try await waitFor(page, "the tick moving on the page") { $0.tick >= 3 }
         #expect(ticking.status == "running")
+        #expect(try await page.evaluate("window.stillThisPage === true") as? Bool == true, "updated in place, not loaded again")
         try await screenshot(page, "8-adventure-ticking")
 
         _ = try await page.evaluate(#"document.getElementById("end-link").click()"#)
