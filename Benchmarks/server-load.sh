@@ -2,8 +2,8 @@
 # ServerLoadBench on both stores in one session, so their figures compare: for
 # each number of adventures, first a SQLite file, then a PostgreSQL cluster of its
 # own (initdb + pg_ctl as the postgres user into a temporary folder, on a free
-# port; never the system's cluster), with PostgreSQL's stock durability (fsync
-# on, synchronous commits) and pg_stat_statements loaded to count statements.
+# port; never the system's cluster), with the settings below (durable commits
+# either way) and pg_stat_statements loaded to count statements.
 # The APNs endpoint is `rangers apns-sim` in a process of its own, so the CPU
 # figures are the server's alone.
 #
@@ -15,7 +15,8 @@
 # With BYTES=1, after each run: where the window's write-ahead log went, per
 # adventure-tick by table and index (Benchmarks/tick-bytes.py), and on
 # PostgreSQL `pg_waldump --stats=record` and the statements by WAL bytes.
-# With PGCONF=FILE, PostgreSQL includes FILE (e.g. deploy/postgresql.conf).
+# PostgreSQL runs with the recommended production settings, deploy/postgresql.conf
+# (PGCONF=FILE for others, PGCONF=none for PostgreSQL's own defaults).
 # With SKIP_BUILD=1, the release binaries as they were last built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +27,8 @@ stores=${STORES:-sqlite postgres}
 followers=${FOLLOWERS:-0}
 channel_modes=${CHANNELS:-on}
 bytes=${BYTES:-0}
-pgconf=${PGCONF:-}
+pgconf=${PGCONF:-deploy/postgresql.conf}
+[[ $pgconf == none ]] && pgconf=""
 [[ -z $pgconf || -r $pgconf ]] || { echo "server-load.sh: cannot read PGCONF $pgconf" >&2; exit 2; }
 
 # SKIP_BUILD=1 measures the binaries as last built (the same build under other settings).
@@ -61,7 +63,7 @@ fi
 # pg_waldump reads the window's WAL after the run: keep it from being recycled.
 [[ $bytes == 1 ]] && echo "wal_keep_size = 8GB" >> "$folder/data/postgresql.conf"
 as_postgres "$pgbin/pg_ctl" -D "$folder/data" -l "$folder/server.log" -w \
-    -o "-p $port -k $folder -c listen_addresses=127.0.0.1 -c shared_buffers=512MB -c max_connections=100 -c shared_preload_libraries=pg_stat_statements" start >/dev/null
+    -o "-p $port -k $folder -c listen_addresses=127.0.0.1 -c shared_preload_libraries=pg_stat_statements" start >/dev/null
 database="postgres://postgres:$password@127.0.0.1:$port"
 
 # The APNs endpoint, in its own process; it answers like APNs and counts.
