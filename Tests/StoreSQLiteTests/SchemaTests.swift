@@ -13,11 +13,13 @@ import Vocabulary
         let store = try scratch.open()
         #expect(try await store.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable", "v5-claimant", "v6-checks-as-comparisons", "v7-tick-phase", "v8-followers", "v9-attempts", "v10-tick-events"])
         #expect(FileManager.default.fileExists(atPath: scratch.path))
-        let (journal, foreignKeys) = try await store.rawRead { db in
-            (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Bool.fetchOne(db, sql: "PRAGMA foreign_keys"))
+        let (journal, foreignKeys, pageSize) = try await store.rawRead { db in
+            (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Bool.fetchOne(db, sql: "PRAGMA foreign_keys"),
+             try Int.fetchOne(db, sql: "PRAGMA page_size"))
         }
         #expect(journal == "wal")
         #expect(foreignKeys == true)
+        #expect(pageSize == 2048, "a new file's pages are 2 KiB: a tick's WAL goes with the page size")
     }
 
     @Test func reopeningAFileKeepsEverythingAndRunsNoMigrationAgain() async throws {
@@ -63,6 +65,8 @@ import Vocabulary
         let store = try scratch.open()
         #expect(try await store.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable", "v5-claimant", "v6-checks-as-comparisons", "v7-tick-phase", "v8-followers", "v9-attempts", "v10-tick-events"])
         #expect(try await store.party("party-1").name == "Old party")
+        #expect(try await store.rawRead { try Int.fetchOne($0, sql: "PRAGMA page_size") } == 4096,
+                "an existing file keeps its pages")
         // The party predates channels; it gets one when first asked, and keeps it.
         let channel = try await store.channel(of: "party-1")
         #expect(try await store.channel(of: "party-1").id == channel.id)
