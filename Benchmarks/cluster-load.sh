@@ -3,8 +3,9 @@
 # in one session: each process makes its part of the adventures, and then every
 # node plays whichever it holds a lease on (the adventures are shared, not
 # split). PostgreSQL is a cluster of this script's own (initdb + pg_ctl as the
-# postgres user into a temporary folder, on a free port), with
-# pg_stat_statements loaded so that statements per second are counted.
+# postgres user into a temporary folder, on a free port), with the recommended
+# settings of deploy/postgresql.conf and pg_stat_statements loaded so that
+# statements per second are counted.
 #
 #   bash Benchmarks/cluster-load.sh [adventures=1200] [seconds=60]
 set -euo pipefail
@@ -26,8 +27,13 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); p
 stop() { as_postgres "$pgbin/pg_ctl" -D "$folder/data" -m fast stop >/dev/null 2>&1 || true; rm -rf "$folder"; }
 trap stop EXIT
 as_postgres "$pgbin/initdb" -D "$folder/data" -U postgres --auth=scram-sha-256 --pwfile="$folder/password" >/dev/null
+# The recommended production settings (deploy/postgresql.conf), copied beside the
+# cluster: the postgres user may not read this checkout.
+cp deploy/postgresql.conf "$folder/data/rangers.conf"
+[[ $(id -u) == 0 ]] && chown postgres:postgres "$folder/data/rangers.conf"
+echo "include 'rangers.conf'" >> "$folder/data/postgresql.conf"
 as_postgres "$pgbin/pg_ctl" -D "$folder/data" -l "$folder/server.log" -w -o "-p $port -k $folder \
-    -c listen_addresses=127.0.0.1 -c shared_buffers=512MB -c max_connections=100 -c shared_preload_libraries=pg_stat_statements" \
+    -c listen_addresses=127.0.0.1 -c shared_preload_libraries=pg_stat_statements" \
     start >/dev/null
 
 for nodes in 1 2 3; do

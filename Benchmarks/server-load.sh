@@ -2,8 +2,8 @@
 # ServerLoadBench on both stores in one session, so their figures compare: for
 # each number of adventures, first a SQLite file, then a PostgreSQL cluster of its
 # own (initdb + pg_ctl as the postgres user into a temporary folder, on a free
-# port; never the system's cluster), with PostgreSQL's stock durability (fsync
-# on, synchronous commits) and pg_stat_statements loaded to count statements.
+# port; never the system's cluster), with the settings below (durable commits
+# either way) and pg_stat_statements loaded to count statements.
 # The APNs endpoint is `rangers apns-sim` in a process of its own, so the CPU
 # figures are the server's alone.
 #
@@ -12,6 +12,12 @@
 #   FOLLOWERS=100 CHANNELS="on off" STORES=sqlite bash Benchmarks/server-load.sh 1500
 # With FOLLOWERS, each adventure is followed by that many players, once on
 # broadcast channels and once each with their own activity, per CHANNELS.
+# With BYTES=1, after each run: where the window's write-ahead log went, per
+# adventure-tick by table and index (Benchmarks/tick-bytes.py), and on
+# PostgreSQL `pg_waldump --stats=record` and the statements by WAL bytes.
+# PostgreSQL runs with the recommended production settings, deploy/postgresql.conf
+# (PGCONF=FILE for others, PGCONF=none for PostgreSQL's own defaults).
+# With SKIP_BUILD=1, the release binaries as they were last built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 counts=${1:-1500}
@@ -20,9 +26,16 @@ interval=${3:-1}
 stores=${STORES:-sqlite postgres}
 followers=${FOLLOWERS:-0}
 channel_modes=${CHANNELS:-on}
+bytes=${BYTES:-0}
+pgconf=${PGCONF:-deploy/postgresql.conf}
+[[ $pgconf == none ]] && pgconf=""
+[[ -z $pgconf || -r $pgconf ]] || { echo "server-load.sh: cannot read PGCONF $pgconf" >&2; exit 2; }
 
-swift build -c release --product ServerLoadBench >/dev/null
-swift build -c release --product rangers >/dev/null
+# SKIP_BUILD=1 measures the binaries as last built (the same build under other settings).
+if [[ ${SKIP_BUILD:-0} != 1 ]]; then
+    swift build -c release --product ServerLoadBench >/dev/null
+    swift build -c release --product rangers >/dev/null
+fi
 bench=.build/release/ServerLoadBench
 rangers=.build/release/rangers
 
@@ -41,8 +54,16 @@ stop_all() { [[ -n $simulator_pid ]] && kill "$simulator_pid" 2>/dev/null; wait 
 trap stop_all EXIT
 as_postgres "$pgbin/initdb" -D "$folder/data" -U postgres --auth=scram-sha-256 --pwfile="$folder/password" \
     --encoding=UTF8 >/dev/null
+if [[ -n $pgconf ]]; then
+    # A copy beside the cluster: the postgres user may not read this checkout.
+    cp "$pgconf" "$folder/data/rangers.conf"
+    [[ $(id -u) == 0 ]] && chown postgres:postgres "$folder/data/rangers.conf"
+    echo "include 'rangers.conf'" >> "$folder/data/postgresql.conf"
+fi
+# pg_waldump reads the window's WAL after the run: keep it from being recycled.
+[[ $bytes == 1 ]] && echo "wal_keep_size = 8GB" >> "$folder/data/postgresql.conf"
 as_postgres "$pgbin/pg_ctl" -D "$folder/data" -l "$folder/server.log" -w \
-    -o "-p $port -k $folder -c listen_addresses=127.0.0.1 -c shared_buffers=512MB -c max_connections=100 -c shared_preload_libraries=pg_stat_statements" start >/dev/null
+    -o "-p $port -k $folder -c listen_addresses=127.0.0.1 -c shared_preload_libraries=pg_stat_statements" start >/dev/null
 database="postgres://postgres:$password@127.0.0.1:$port"
 
 # The APNs endpoint, in its own process; it answers like APNs and counts.
@@ -60,6 +81,28 @@ apns=(--apns-url "$apns_url" --management-url "$management_url" --ca-file "$ca_f
       --key-id "$key_id" --team-id "$team_id")
 echo "APNs simulator (own process) at $apns_url"
 
+psql_as() { PGPASSWORD=$password as_postgres "$pgbin/psql" -h 127.0.0.1 -p "$port" -U postgres "$@"; }
+lsn() { printf '%X/%X' $(( $1 >> 32 )) $(( $1 & 0xFFFFFFFF )); }
+# Where the bytes of the run just ended went (BYTES=1); $1: sqlite or the database's name.
+report_bytes() {
+    local dir=$1 db=$2
+    if [[ $db == sqlite ]]; then python3 Benchmarks/tick-bytes.py sqlite "$dir"; rm -f "$dir"/load.sqlite*; return; fi
+    local start end ticks
+    read -r start end ticks < "$dir/window"
+    psql_as -At -F ' ' -c "SELECT relfilenode, relname FROM pg_class WHERE relfilenode <> 0" "$db" > "$dir/relations"
+    echo "pg_waldump --stats=record of the window ($ticks ticks):"
+    as_postgres "$pgbin/pg_waldump" -p "$folder/data/pg_wal" -s "$(lsn "$start")" -e "$(lsn "$end")" --stats=record \
+        | awk 'NR <= 2 || $2 + 0 > 0 || /^Total/'
+    as_postgres "$pgbin/pg_waldump" -p "$folder/data/pg_wal" -s "$(lsn "$start")" -e "$(lsn "$end")" 2>/dev/null \
+        | python3 Benchmarks/tick-bytes.py postgres "$dir"
+    echo "statements of the window, per adventure-tick, by WAL bytes (pg_stat_statements):"
+    psql_as -c "SELECT round(calls::numeric / $ticks, 3) AS calls, round(rows::numeric / $ticks, 2) AS rows,
+        round(wal_bytes / $ticks) AS wal_bytes, round(wal_fpi::numeric / $ticks, 3) AS page_images,
+        round((total_exec_time / $ticks)::numeric, 3) AS ms, left(regexp_replace(query, '\s+', ' ', 'g'), 70) AS statement
+        FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = '$db')
+        ORDER BY wal_bytes DESC, calls DESC LIMIT 20" "$db"
+}
+
 run=0
 for adventures in $counts; do
   for mode in $( [[ $followers -gt 0 ]] && echo "$channel_modes" || echo none ); do
@@ -72,9 +115,16 @@ for adventures in $counts; do
     for store in $stores; do
         run=$((run + 1))
         echo
+        bytes_dir=""
+        if [[ $bytes == 1 ]]; then
+            bytes_dir="$folder/bytes-$run"
+            mkdir -p "$bytes_dir"
+            extra+=(--bytes-dir "$bytes_dir")
+        fi
         if [[ $store == sqlite ]]; then
             echo "== $adventures adventures$label, SQLite"
             "$bench" --adventures "$adventures" --seconds "$seconds" --tick-interval "$interval" "${apns[@]}" ${extra[@]+"${extra[@]}"}
+            [[ -n $bytes_dir ]] && report_bytes "$bytes_dir" sqlite
         else
             echo "== $adventures adventures$label, PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}')"
             # A fresh database per run, with the statement counter in it.
@@ -84,6 +134,7 @@ for adventures in $counts; do
                 -c "CREATE EXTENSION pg_stat_statements" "rangers_bench_$run"
             "$bench" --adventures "$adventures" --seconds "$seconds" --tick-interval "$interval" "${apns[@]}" \
                 --database "$database/rangers_bench_$run?sslmode=disable" ${extra[@]+"${extra[@]}"}
+            [[ -n $bytes_dir ]] && report_bytes "$bytes_dir" "rangers_bench_$run"
         fi
     done
   done

@@ -7,7 +7,7 @@
 //                                        [--batch-size 500] [--ticker-only] [--database postgres://…]
 //                                        [--apns-url https://… --management-url https://… --ca-file F --key-file F
 //                                         --key-id ID --team-id ID]
-//                                        [--followers N --channels on|off]
+//                                        [--followers N --channels on|off] [--bytes-dir DIR]
 //
 // With --followers, every adventure is followed by N players outside its party,
 // in four languages: with --channels on (the default) their apps are on iOS 18
@@ -23,6 +23,12 @@
 // pushes per second against what the load asks for, the process's CPU,
 // PostgreSQL's (every `postgres` process's, from /proc), memory, and per
 // adventure-tick: CPU, bytes of write-ahead log and statements.
+//
+// With --bytes-dir (for `Benchmarks/tick-bytes.sh`, which says where the bytes
+// go): the measured window's WAL positions and ticks are written to DIR/window;
+// on PostgreSQL `pg_stat_statements` is reset as the window starts, so what it
+// holds afterwards is the window's; on SQLite the database and its WAL are
+// copied to DIR as the window ends, while the WAL still holds its last frames.
 import APNs
 import APNsCurl
 import APNsSimulator
@@ -59,6 +65,8 @@ struct Options {
     var followers = 0
     /// Followers on broadcast channels (iOS 18), or each with their own activity.
     var channels = true
+    /// Where the window's WAL positions (and, on SQLite, a copy of the database) go.
+    var bytesDirectory: String?
 
     static func parse() throws -> Options {
         var options = Options()
@@ -78,7 +86,7 @@ struct Options {
             }
             let textOptions: [String: WritableKeyPath<Options, String?>] = [
                 "--database": \.databaseURL, "--apns-url": \.apnsURL, "--ca-file": \.caFile, "--key-file": \.keyFile,
-                "--management-url": \.managementURL,
+                "--management-url": \.managementURL, "--bytes-dir": \.bytesDirectory,
             ]
             if let field = textOptions[argument] {
                 guard let value = arguments.next(), !value.isEmpty else { throw BenchError("\(argument) needs a value") }
@@ -330,17 +338,40 @@ struct Sample {
 /// Leases taken so far (PostgreSQL's `lease_log`, read with `psql`): how often
 /// adventures moved between nodes.
 func leasesTaken() -> Double? {
+    psql("SELECT count(*) FROM lease_log").flatMap(Double.init)
+}
+/// One statement's answer, read with `psql` (nil on SQLite or when it fails).
+func psql(_ sql: String) -> String? {
     guard let url = options.databaseURL else { return nil }
     let psql = Process()
     psql.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    psql.arguments = ["psql", url, "-Atc", "SELECT count(*) FROM lease_log"]
+    psql.arguments = ["psql", url, "-Atc", sql]
     let output = Pipe()
     psql.standardOutput = output
     psql.standardError = FileHandle.nullDevice
     guard (try? psql.run()) != nil else { return nil }
     let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     psql.waitUntilExit()
-    return Double(text.trimmingCharacters(in: .whitespacesAndNewlines))
+    return psql.terminationStatus == 0 ? text.trimmingCharacters(in: .whitespacesAndNewlines) : nil
+}
+
+/// The window's bounds for `Benchmarks/tick-bytes.sh` (see --bytes-dir).
+func markWindow(start: Sample?, end: Sample?) {
+    guard let folder = options.bytesDirectory else { return }
+    if end == nil {
+        _ = psql("SELECT pg_stat_statements_reset()")
+        return
+    }
+    if options.databaseURL == nil {
+        // The WAL first: a checkpoint that runs meanwhile writes the database, not the WAL's frames.
+        for suffix in ["-wal", ""] {
+            try? FileManager.default.copyItem(atPath: configuration.databasePath + suffix,
+                                              toPath: folder + "/load.sqlite" + suffix)
+        }
+    }
+    guard let start, let end else { return }
+    let line = "\(start.activity?.logBytesWritten ?? 0) \(end.activity?.logBytesWritten ?? 0) \(end.ticks - start.ticks)\n"
+    try? Data(line.utf8).write(to: URL(fileURLWithPath: folder + "/window"))
 }
 func sample() async -> Sample {
     var usage = rusage()
@@ -394,6 +425,7 @@ try await withThrowingTaskGroup(of: Void.self) { tasks in
     tasks.addTask { try await group.run() }
     try await Task.sleep(for: .seconds(max(0, -behind) + options.warmUp))
     lags.reset()
+    markWindow(start: nil, end: nil)
     let first = await sample()
     // The WAL file's size each second: it must start over, not grow with the run.
     var largestWAL: Int64 = 0
@@ -402,6 +434,7 @@ try await withThrowingTaskGroup(of: Void.self) { tasks in
         largestWAL = max(largestWAL, walFileBytes() ?? 0)
     }
     let last = await sample()
+    markWindow(start: first, end: last)
     await group.triggerGracefulShutdown()
     try await tasks.waitForAll()
 

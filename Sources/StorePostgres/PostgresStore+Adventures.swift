@@ -86,11 +86,7 @@ extension PostgresStore {
     public func events(of adventure: AdventureID) async throws -> [LoggedEvent] {
         try await transaction { connection in
             _ = try await requireAdventure(adventure, lock: "", connection)
-            return try await connection.query("""
-                SELECT tick, position, event FROM event WHERE adventure = \(adventure.rawValue) ORDER BY tick, position
-                """, logger: logger).decodeAll((Int, Int, String).self).map { tick, position, text in
-                LoggedEvent(tick: tick, position: position, event: try JSONDecoder().decode(GameEvent.self, from: Data(text.utf8)))
-            }
+            return try TickEventsText.decoded(try await tickEvents(of: adventure, connection))
         }
     }
 

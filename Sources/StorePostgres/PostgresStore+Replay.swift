@@ -18,9 +18,7 @@ extension PostgresStore {
                                       frequentUpdates: $0.3, language: $0.4)
             }
             // The event text as stored, byte for byte: a replay compares it with its own.
-            let events = try await connection.query("""
-                SELECT tick, event FROM event WHERE adventure = \(adventure.rawValue) ORDER BY tick, position
-                """, logger: logger).decodeAll((Int, String).self).map { LoggedEventText(tick: $0.0, json: $0.1) }
+            let events = TickEventsText.texts(try await tickEvents(of: adventure, connection))
             let commands = try await connection.query("""
                 SELECT tick, command FROM command WHERE adventure = \(adventure.rawValue) AND tick IS NOT NULL ORDER BY tick, id
                 """, logger: logger).decodeAll((Int, String).self).map {
@@ -33,5 +31,12 @@ extension PostgresStore {
                                    outbox: includingOutbox ? try await outboxEntries(of: adventure, connection) : nil,
                                    outboxCount: outboxCount, activities: activities)
         }
+    }
+
+    /// The adventure's rows of events, as stored (`TickEventsText`), in tick order.
+    func tickEvents(of adventure: AdventureID, _ connection: PostgresConnection) async throws -> [(tick: Int, events: String)] {
+        try await connection.query("""
+            SELECT tick, events FROM tick_events WHERE adventure = \(adventure.rawValue) ORDER BY tick
+            """, logger: logger).decodeAll((Int, String).self).map { (tick: $0.0, events: $0.1) }
     }
 }

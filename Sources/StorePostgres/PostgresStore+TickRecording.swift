@@ -147,14 +147,13 @@ extension PostgresStore {
             INSERT INTO tick_log (adventure, tick, node)
             SELECT id, tick, \(node) FROM UNNEST(\(records.map(\.adventure.rawValue))::text[], \(records.map(\.tick))::int8[]) AS t(id, tick)
             """, logger: logger)
-        let events = records.flatMap { record in
-            record.eventTexts.enumerated().map { (record.adventure.rawValue, record.tick, $0.offset, $0.element) }
-        }
+        // One row per tick that has events (`TickEventsText`).
+        let events = records.filter { !$0.eventTexts.isEmpty }
         if !events.isEmpty {
             try await connection.query("""
-                INSERT INTO event (adventure, tick, position, event)
-                SELECT * FROM UNNEST(\(events.map(\.0))::text[], \(events.map(\.1))::int8[], \(events.map(\.2))::int8[],
-                                     \(events.map(\.3))::text[])
+                INSERT INTO tick_events (adventure, tick, events)
+                SELECT * FROM UNNEST(\(events.map(\.adventure.rawValue))::text[], \(events.map(\.tick))::int8[],
+                                     \(events.map { TickEventsText.text(of: $0.eventTexts) })::text[])
                 """, logger: logger)
         }
         let applied = records.flatMap { record in record.appliedCommandIDs.map { ($0.rawValue, record.tick) } }

@@ -147,14 +147,6 @@ struct CommandRow: Codable, FetchableRecord, PersistableRecord {
     func decodedCommand() throws -> Command { try CommandJSON.decode(command) }
 }
 
-/// Read back for the timeline and replay; the ticker writes events with a cached statement.
-struct EventRow: Codable, FetchableRecord {
-    var adventure: String
-    var tick: Int
-    var position: Int
-    var event: GameEvent
-}
-
 /// Read back for claims, the push log and replay; `SQLiteStore.enqueue` writes rows with a cached statement.
 struct OutboxRow: Codable, FetchableRecord {
     var id: Int64?

@@ -17,6 +17,7 @@ enum Schema {
         migrator.registerMigration("v7-tick-phase", migrate: v7TickPhase)
         migrator.registerMigration("v8-followers", migrate: v8Followers)
         migrator.registerMigration("v9-attempts", migrate: v9Attempts)
+        migrator.registerMigration("v10-tick-events", migrate: v10TickEvents)
         migrator.registerMigration("v11-console", migrate: v11Console)
         return migrator
     }

@@ -13,12 +13,7 @@ extension SQLiteStore {
             let activities = try LiveActivityRow.fetchAll(db, sql: """
                 SELECT * FROM liveActivity WHERE adventure = ? AND heroID IS NOT NULL ORDER BY createdAt, id
                 """, arguments: [adventure.rawValue]).compactMap(\.recipient)
-            var events: [LoggedEventText] = []
-            let rows = try Row.fetchCursor(db, sql: "SELECT tick, event FROM event WHERE adventure = ? ORDER BY tick, position",
-                                           arguments: [adventure.rawValue])
-            while let row = try rows.next() {
-                events.append(LoggedEventText(tick: row[0], json: row[1]))
-            }
+            let events = TickEventsText.texts(try Self.tickEvents(of: adventure, db))
             let outboxCount = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox WHERE adventure = ?",
                                                arguments: [adventure.rawValue]) ?? 0
             return AdventureRecord(adventure: stored, commands: try Self.appliedCommands(of: adventure, db), events: events,
@@ -39,8 +34,12 @@ extension SQLiteStore {
     }
 
     static func eventLog(of adventure: AdventureID, _ db: Database) throws -> [LoggedEvent] {
-        try EventRow.fetchAll(db, sql: "SELECT * FROM event WHERE adventure = ? ORDER BY tick, position",
-                              arguments: [adventure.rawValue])
-            .map { LoggedEvent(tick: $0.tick, position: $0.position, event: $0.event) }
+        try TickEventsText.decoded(try tickEvents(of: adventure, db))
+    }
+
+    /// The adventure's rows of events, as stored (`TickEventsText`), in tick order.
+    static func tickEvents(of adventure: AdventureID, _ db: Database) throws -> [(tick: Int, events: String)] {
+        try Row.fetchAll(db, sql: "SELECT tick, events FROM tickEvents WHERE adventure = ? ORDER BY tick",
+                         arguments: [adventure.rawValue]).map { (tick: $0[0], events: $0[1]) }
     }
 }

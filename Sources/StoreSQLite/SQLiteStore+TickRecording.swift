@@ -82,26 +82,10 @@ extension SQLiteStore {
         return stored
     }
 
-    /// A tick's events, in order, in as few statements as there are
-    /// `eventsPerStatement`s in them: one statement per event was a fifth of a tick's cost.
+    /// A tick's events, in order, as one row (`TickEventsText`); none without events.
     private static func insertEvents(_ events: [String], adventure: AdventureID, tick: Int, _ db: Database) throws {
-        var position = 0
-        for chunk in stride(from: 0, to: events.count, by: eventsPerStatement) {
-            let count = min(eventsPerStatement, events.count - chunk)
-            var arguments: [(any DatabaseValueConvertible)?] = []
-            arguments.reserveCapacity(count * 4)
-            for event in events[chunk..<chunk + count] {
-                arguments += [adventure.rawValue, tick, position, event]
-                position += 1
-            }
-            try db.cachedStatement(sql: insertEventsSQL[count]).execute(arguments: StatementArguments(arguments))
-        }
-    }
-
-    private static let eventsPerStatement = 16
-    /// `insertEventsSQL[n]` inserts n events.
-    private static let insertEventsSQL = (0...eventsPerStatement).map { count in
-        "INSERT INTO event (adventure, tick, position, event) VALUES "
-            + Array(repeating: "(?, ?, ?, ?)", count: count).joined(separator: ", ")
+        guard !events.isEmpty else { return }
+        try db.cachedStatement(sql: "INSERT INTO tickEvents (adventure, tick, events) VALUES (?, ?, ?)")
+            .execute(arguments: [adventure.rawValue, tick, TickEventsText.text(of: events)])
     }
 }

@@ -14,6 +14,8 @@ public final class SQLiteStore: RangersStore {
     public var heartbeatIsCurrent: Bool { true }
 
     public static let defaultPath = "./rangers.sqlite"
+    /// The page size of a new file, in bytes.
+    static let pageSize = 2048
 
     let pool: DatabasePool
     public let path: String
@@ -56,7 +58,13 @@ public final class SQLiteStore: RangersStore {
             // savepoint; the pages a savepoint would roll back to are kept in
             // memory, not written to a temporary file (14,000 writes a second of
             // it at 2,000 adventures).
+            //
+            // A new file gets 2,048-byte pages (an existing one keeps its own):
+            // a tick writes its rows and index entries each in a place of its
+            // adventure's, about eight pages a tick whatever the rows' size, so
+            // the WAL's bytes go with the page size (docs/benchmarks.md).
             try db.execute(sql: """
+                PRAGMA page_size = \(Self.pageSize);
                 PRAGMA journal_size_limit = 67108864;
                 PRAGMA cache_size = -65536;
                 PRAGMA temp_store = MEMORY;

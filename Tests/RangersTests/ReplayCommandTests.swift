@@ -144,11 +144,13 @@ struct DatabaseEditor {
     /// Makes the first event of the first tick after `tick` a boss enraging; returns that tick.
     func editFirstEvent(of adventure: String, after tick: Int) throws -> Int {
         try queue.write { db in
-            let edited = try #require(try Int.fetchOne(db, sql: "SELECT MIN(tick) FROM event WHERE adventure = ? AND tick > ?",
+            let edited = try #require(try Int.fetchOne(db, sql: "SELECT MIN(tick) FROM tickEvents WHERE adventure = ? AND tick > ?",
                                                        arguments: [adventure, tick]))
+            // The tick's events are one per line: the first line replaced.
             try db.execute(sql: """
-                UPDATE event SET event = '{"boss":"thorn-wolf","type":"bossEnraged"}'
-                WHERE adventure = ? AND tick = ? AND position = 0
+                UPDATE tickEvents SET events = '{"boss":"thorn-wolf","type":"bossEnraged"}'
+                    || substr(events, instr(events || char(10), char(10)))
+                WHERE adventure = ? AND tick = ?
                 """, arguments: [adventure, edited])
             return edited
         }

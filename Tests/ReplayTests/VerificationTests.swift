@@ -34,8 +34,12 @@ import Vocabulary
         let edited = GameEvent.lootFound(hero: "egghead", rarity: .legendary)
         #expect(target.event != edited)
         let json = String(decoding: try JSONEncoder().encode(edited), as: UTF8.self)
-        let changed = try ReplayFixture.edit(path, "UPDATE event SET event = ? WHERE adventure = ? AND tick = ? AND position = 1",
-                                             [json, id.rawValue, target.tick])
+        // The tick's row holds its events one per line (`TickEventsText`): the second line replaced.
+        var texts = events.filter { $0.tick == target.tick }
+            .map { CanonicalJSON.text(of: $0.event) }
+        texts[1] = json
+        let changed = try ReplayFixture.edit(path, "UPDATE tickEvents SET events = ? WHERE adventure = ? AND tick = ?",
+                                             [TickEventsText.text(of: texts), id.rawValue, target.tick])
         #expect(changed == 1)
 
         let report = try Verifier.verify(try await session(store, id), with: ReplayFixture.content)
@@ -66,7 +70,7 @@ import Vocabulary
     @Test func aLogCutShortIsReportedWhereItStops() async throws {
         let (path, store, id) = try await ReplayFixture.recordedAdventure()
         let last = try await store.adventure(id).lastTick
-        _ = try ReplayFixture.edit(path, "DELETE FROM event WHERE adventure = ? AND tick = ?", [id.rawValue, last])
+        _ = try ReplayFixture.edit(path, "DELETE FROM tickEvents WHERE adventure = ? AND tick = ?", [id.rawValue, last])
         let report = try Verifier.verify(try await session(store, id), with: ReplayFixture.content)
         #expect(report.divergence?.tick == last)
     }

@@ -83,11 +83,11 @@ import Vocabulary
         try store.pool.write { db in
             try db.execute(sql: "UPDATE adventure SET lastTick = 1, nextTickAt = nextTickAt + 2, state = ? WHERE id = ?",
                            arguments: [String(decoding: try JSONEncoder().encode(state), as: UTF8.self), adventure.rawValue])
-            try db.execute(sql: "INSERT INTO event (adventure, tick, position, event) VALUES (?, 1, 0, '{}')",
+            try db.execute(sql: "INSERT INTO tickEvents (adventure, tick, events) VALUES (?, 1, '{}')",
                            arguments: [adventure.rawValue])
             return try store.pool.read { reader in
                 (try Int.fetchOne(reader, sql: "SELECT lastTick FROM adventure")!,
-                 try Int.fetchOne(reader, sql: "SELECT COUNT(*) FROM event")!)
+                 try Int.fetchOne(reader, sql: "SELECT COUNT(*) FROM tickEvents")!)
             }
         }
     }

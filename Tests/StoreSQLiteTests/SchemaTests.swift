@@ -11,13 +11,15 @@ import Vocabulary
     @Test func aNewFileGetsEveryMigrationWithWALAndForeignKeys() async throws {
         let scratch = try ScratchDatabase()
         let store = try scratch.open()
-        #expect(try await store.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable", "v5-claimant", "v6-checks-as-comparisons", "v7-tick-phase", "v8-followers", "v9-attempts", "v11-console"])
+        #expect(try await store.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable", "v5-claimant", "v6-checks-as-comparisons", "v7-tick-phase", "v8-followers", "v9-attempts", "v10-tick-events", "v11-console"])
         #expect(FileManager.default.fileExists(atPath: scratch.path))
-        let (journal, foreignKeys) = try await store.rawRead { db in
-            (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Bool.fetchOne(db, sql: "PRAGMA foreign_keys"))
+        let (journal, foreignKeys, pageSize) = try await store.rawRead { db in
+            (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Bool.fetchOne(db, sql: "PRAGMA foreign_keys"),
+             try Int.fetchOne(db, sql: "PRAGMA page_size"))
         }
         #expect(journal == "wal")
         #expect(foreignKeys == true)
+        #expect(pageSize == 2048, "a new file's pages are 2 KiB: a tick's WAL goes with the page size")
     }
 
     @Test func reopeningAFileKeepsEverythingAndRunsNoMigrationAgain() async throws {
@@ -36,7 +38,7 @@ import Vocabulary
             partyID = trio.party.id
         }
         let reopened = try scratch.open()
-        #expect(try await reopened.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable", "v5-claimant", "v6-checks-as-comparisons", "v7-tick-phase", "v8-followers", "v9-attempts", "v11-console"])
+        #expect(try await reopened.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable", "v5-claimant", "v6-checks-as-comparisons", "v7-tick-phase", "v8-followers", "v9-attempts", "v10-tick-events", "v11-console"])
         let player = try #require(try await reopened.player(authenticatedBy: key))
         #expect(player.name == "Bao")
         #expect(try await reopened.members(of: try #require(partyID)).count == 3)
@@ -61,8 +63,10 @@ import Vocabulary
             }
         }
         let store = try scratch.open()
-        #expect(try await store.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable", "v5-claimant", "v6-checks-as-comparisons", "v7-tick-phase", "v8-followers", "v9-attempts", "v11-console"])
+        #expect(try await store.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable", "v5-claimant", "v6-checks-as-comparisons", "v7-tick-phase", "v8-followers", "v9-attempts", "v10-tick-events", "v11-console"])
         #expect(try await store.party("party-1").name == "Old party")
+        #expect(try await store.rawRead { try Int.fetchOne($0, sql: "PRAGMA page_size") } == 4096,
+                "an existing file keeps its pages")
         // The party predates channels; it gets one when first asked, and keeps it.
         let channel = try await store.channel(of: "party-1")
         #expect(try await store.channel(of: "party-1").id == channel.id)
@@ -172,7 +176,12 @@ import Vocabulary
             }
             adventure = try await store.adventure(id)
             let activities = try await trio.registerActivities(for: id)
-            try await store.playNextTick(of: adventure!.id) { _ in activities.map { update($0, tick: 1) } }
+            // A tick's pushes as v7 queued them (a tick itself now writes v10's table of events).
+            try await store.rawWrite { db in
+                for activity in activities {
+                    try SQLiteStore.enqueue(update(activity, tick: 1), adventure: id, tick: 1, at: Date().databaseValue, db)
+                }
+            }
             await #expect(throws: DatabaseError.self) {
                 try await store.rawWrite { db in try db.execute(sql: "UPDATE outbox SET targetKind = 'followerChannel'") }
             }
@@ -195,6 +204,31 @@ import Vocabulary
             try await store.rawWrite { db in try db.execute(sql: "UPDATE liveActivity SET player = NULL") }
         }
         #expect(try await store.rawRead { try String.fetchOne($0, sql: "PRAGMA integrity_check") } == "ok")
+    }
+
+    /// A file from before v10 had a row per event; v10 carries every event over,
+    /// in order and byte for byte, into a row per tick.
+    @Test func v10KeepsEveryEventInOrder() async throws {
+        let scratch = try ScratchDatabase()
+        let id: AdventureID
+        // Ticks 1 and 3 as v9 stored them, inserted out of order; tick 2 had no events.
+        let stored = [(3, 0, #"{"type":"bossEnraged"}"#), (1, 1, #"{"b":2}"#), (1, 0, #"{"a":1}"#), (1, 2, #"{"c":"x\ny"}"#)]
+        do {
+            let store = try scratch.open(upTo: "v9-attempts")
+            id = try await Trio.make(in: store).startAdventure().id
+            try await store.rawWrite { db in
+                for (tick, position, event) in stored {
+                    try db.execute(sql: "INSERT INTO event (adventure, tick, position, event) VALUES (?, ?, ?, ?)",
+                                   arguments: [id.rawValue, tick, position, event])
+                }
+            }
+        }
+        let store = try scratch.open()
+        let texts = try await store.record(of: id, includingOutbox: false).events
+        #expect(texts == [LoggedEventText(tick: 1, json: #"{"a":1}"#), LoggedEventText(tick: 1, json: #"{"b":2}"#),
+                          LoggedEventText(tick: 1, json: #"{"c":"x\ny"}"#), LoggedEventText(tick: 3, json: #"{"type":"bossEnraged"}"#)])
+        #expect(try await store.rawRead { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM tickEvents") } == 2)
+        #expect(try await store.rawRead { try Bool.fetchOne($0, sql: "SELECT 1 FROM sqlite_schema WHERE name = 'event'") } == nil)
     }
 
     @Test func aListOfValuesBecomesComparisons() {

@@ -23,7 +23,8 @@ import Vocabulary
             [id.rawValue])
         return Footprint(
             adventure: adventure,
-            events: try await database.rows(sqlite: "SELECT COUNT(*) FROM event", postgres: "SELECT COUNT(*)::text FROM event"),
+            events: try await database.rows(sqlite: "SELECT tick, events FROM tickEvents ORDER BY adventure, tick",
+                                            postgres: "SELECT tick::text, events FROM tick_events ORDER BY adventure, tick"),
             commands: try await database.rows(sqlite: "SELECT id, tick FROM command ORDER BY id",
                                               postgres: "SELECT id::text, tick::text FROM command ORDER BY id"),
             outbox: try await database.rows(sqlite: "SELECT COUNT(*) FROM outbox", postgres: "SELECT COUNT(*)::text FROM outbox"),
