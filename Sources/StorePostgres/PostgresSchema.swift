@@ -47,6 +47,7 @@ enum PostgresSchema {
         SELECT adventure, tick, string_agg(event, E'\\n' ORDER BY position) FROM event GROUP BY adventure, tick
         """,
         "DROP TABLE event",
+    ]
 
     /// The game master's console: its sessions, by the hash of the cookie's secret
     /// (so that any node knows them and a sign-out ends them everywhere), its
