@@ -246,14 +246,19 @@ public final class PostgresStore: RangersStore {
         }
     }
 
-    /// The migrations this database has run, in the order they were applied.
+    /// The migrations this database has run, in the order they were applied:
+    /// those applied in one transaction share its time, and are in the order of
+    /// the list (by name, "v10" would come before "v2").
     public func appliedMigrations() async throws -> [String] {
-        var names: [String] = []
-        for try await name in try await query("SELECT name FROM schema_migration ORDER BY applied_at, name",
-                                                     logger: logger).decode(String.self) {
-            names.append(name)
+        var applied: [(name: String, at: Date)] = []
+        for try await (name, at) in try await query("SELECT name, applied_at FROM schema_migration",
+                                                    logger: logger).decode((String, Date).self) {
+            applied.append((name, at))
         }
-        return names
+        let order = Dictionary(uniqueKeysWithValues: PostgresSchema.migrations.enumerated().map { ($1.name, $0) })
+        return applied.sorted {
+            ($0.at, order[$0.name] ?? Int.max, $0.name) < ($1.at, order[$1.name] ?? Int.max, $1.name)
+        }.map(\.name)
     }
 
     // MARK: Transactions
