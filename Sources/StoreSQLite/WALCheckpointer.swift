@@ -16,9 +16,12 @@ import GRDBSQLite
 /// writer's next transaction. Under steady writes the writer has always added
 /// more by then, so past `writerFallbackFrames` the writer checkpoints itself,
 /// as SQLite would: little is left to copy by then, and the WAL cannot grow
-/// without bound (nor when the checkpointer falls behind a slow disk). It may
-/// pass `writerFallbackFrames` by what the writer commits while a checkpoint of
-/// the checkpointer's is under way: the writer's own then finds it busy.
+/// without bound. It may pass `writerFallbackFrames` by what the writer commits
+/// while a checkpoint of the checkpointer's is under way: the writer's own then
+/// finds it busy (one checkpoint at a time, and no waiting for that lock). On a
+/// slow disk that checkpoint takes long enough for the writer to outrun it again
+/// and again: past twice `writerFallbackFrames` the writer waits for it to end
+/// and then copies the rest itself.
 final class WALCheckpointer: @unchecked Sendable {
     /// WAL frames (pages) after which a checkpoint is asked for.
     let thresholdFrames: Int32
@@ -51,7 +54,16 @@ final class WALCheckpointer: @unchecked Sendable {
                   let checkpointer = Unmanaged<WeakCheckpointer>.fromOpaque(context).takeUnretainedValue().checkpointer
             else { return SQLITE_OK }
             if frames >= checkpointer.writerFallbackFrames {
-                sqlite3_wal_checkpoint_v2(connection, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+                var result = sqlite3_wal_checkpoint_v2(connection, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+                // Refused while the checkpointer's own is under way (one at a time); past
+                // twice the fallback a slow disk has let the writer outrun it: wait for
+                // it to end, then copy the rest here, so the WAL starts over.
+                var waited = 0
+                while result == SQLITE_BUSY, frames >= checkpointer.writerFallbackFrames * 2, waited < 5_000 {
+                    usleep(1_000)
+                    waited += 1
+                    result = sqlite3_wal_checkpoint_v2(connection, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+                }
             } else if frames >= checkpointer.thresholdFrames {
                 checkpointer.request()
             }
