@@ -16,7 +16,10 @@ public enum TickEventsText {
     /// newline or an empty text gives events that do not decode or do not match
     /// the replay's: the log is then refused or found different, never trusted.
     public static func events(in text: String) -> [String] {
-        text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        // By byte, not by Character: "\r\n" is one Character, and a text ending
+        // in "\r" must not swallow the separator after it.
+        text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+            .map { String(decoding: $0, as: UTF8.self) }
     }
 
     /// The rows' events as text, as a replay compares them.
