@@ -233,6 +233,11 @@ let package = Package(
         ),
         .executableTarget(name: "PayloadBench", dependencies: ["Wire"], path: "Benchmarks/PayloadBench"),
         .executableTarget(
+            name: "ConsoleDirectoryBench",
+            dependencies: ["Vocabulary", "Game", "Store", "Server"],
+            path: "Benchmarks/ConsoleDirectoryBench"
+        ),
+        .executableTarget(
             name: "HeldMemoryBench",
             dependencies: ["Vocabulary", "Game", "Catalog", "PushPolicy", "Store"],
             path: "Benchmarks/HeldMemoryBench"
