@@ -60,7 +60,7 @@ func median(_ runs: Int = 21, _ body: () async throws -> Void) async rethrows ->
     return times.sorted()[runs / 2]
 }
 
-let pageSize = 50
+let pageSize = 25  // as the console pages it
 let ordered = made.sorted { ($0.name.utf8.lexicographicallyPrecedes($1.name.utf8)) || ($0.name == $1.name && $0.id.rawValue < $1.id.rawValue) }
 func cursor(at index: Int) -> PartyDirectoryCursor { PartyDirectoryCursor(name: ordered[index].name, id: ordered[index].id) }
 let rare = made.first { $0.name == "Zephyr Riders" }!
