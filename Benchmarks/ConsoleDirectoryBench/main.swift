@@ -79,5 +79,5 @@ let byCommonName = try await median { found = try await store.partyDirectory(sea
 precondition(found == pageSize)
 
 print("a page of \(pageSize), median ms: first \(String(format: "%.2f", first)) · middle \(String(format: "%.2f", middle)) · last \(String(format: "%.2f", last))")
-print("search, median ms: by invite code \(String(format: "%.2f", byCode)) · a name one party has \(String(format: "%.1f", byRareName)) · a name one party in ten has \(String(format: "%.2f", byCommonName))")
+print("search, median ms: by invite code \(String(format: "%.2f", byCode)) · a name one party has \(String(format: "%.1f", byRareName)) · a name about one party in five has \(String(format: "%.2f", byCommonName))")
 await StoreChoice.close(store)
