@@ -20,7 +20,12 @@ extension RangersAPI {
             case let (name?, id?) where !id.isEmpty: after = PartyDirectoryCursor(name: name, id: PartyID(id))
             default: throw ConsoleRefusal.invalid("'after' and 'afterID' go together: use the page's “More parties” link.")
             }
-            let found = try await store.partyDirectory(search: PartySearch(typed), after: after, limit: Self.partiesPage + 1)
+            let search = PartySearch(typed)
+            var found = try await store.partyDirectory(search: search, after: after, limit: Self.partiesPage + 1)
+            // Text that reads as an invite code but is no party's may still be part of a name.
+            if found.isEmpty, let asName = search?.asName {
+                found = try await store.partyDirectory(search: asName, after: after, limit: Self.partiesPage + 1)
+            }
             let shown = Array(found.prefix(Self.partiesPage))
             let next = found.count > Self.partiesPage ? shown.last.map { last in
                 var items = [URLQueryItem(name: "after", value: last.party.name), URLQueryItem(name: "afterID", value: last.party.id.rawValue)]

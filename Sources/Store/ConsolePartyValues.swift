@@ -2,20 +2,37 @@ import Foundation
 import Game
 import Vocabulary
 
-/// What the game master typed to find a party: part of its name (letters A–Z in
-/// either case), or its invite code, as a player would type it.
+/// What the game master typed to find a party: an invite code, as a player would
+/// type it (one lookup), or part of its name (letters A–Z in either case; a walk
+/// along the directory's order).
 public struct PartySearch: Hashable, Sendable {
-    /// Trimmed, at most `StoredValueLimits.longestName` characters.
-    public let text: String
-    /// The text read as an invite code, when it can be one.
-    public let inviteCode: InviteCode?
+    public enum Match: Hashable, Sendable {
+        case inviteCode(InviteCode)
+        case name(String)
+    }
 
-    /// Nil when there is nothing to search for: every party.
+    public let match: Match
+    /// As typed, trimmed, at most `StoredValueLimits.longestName` characters.
+    public let text: String
+
+    /// Nil when there is nothing to search for: every party. Text that reads as
+    /// an invite code is looked up as one first (`asName` for a second look).
     public init?(_ typed: String?) {
         let trimmed = (typed ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { return nil }
         text = String(trimmed.prefix(StoredValueLimits.longestName))
-        inviteCode = InviteCode(typed: trimmed)
+        match = InviteCode(typed: trimmed).map(Match.inviteCode) ?? .name(text)
+    }
+
+    private init(name text: String) {
+        self.text = text
+        match = .name(text)
+    }
+
+    /// The same text as part of a name: for text that reads as an invite code no party has.
+    public var asName: PartySearch? {
+        guard case .inviteCode = match else { return nil }
+        return PartySearch(name: text)
     }
 }
 
@@ -172,7 +189,8 @@ public protocol ConsolePartyStore: Sendable {
     /// What the store recorded of deliveries since `since`, on every node, from one snapshot.
     func deliveryHealth(since: Date) async throws -> DeliveryHealthReading
     /// Parties in the directory's order after `after`, at most `limit`, those
-    /// `search` finds: its text in the name (A–Z in either case), or its invite code.
+    /// `search` finds: the party with its invite code, or those with its text in
+    /// their name (A–Z in either case).
     func partyDirectory(search: PartySearch?, after: PartyDirectoryCursor?, limit: Int) async throws -> [PartyListing]
     /// The players, in the order given, with their phones; unknown ids are left out.
     func consolePlayers(_ players: [PlayerID]) async throws -> [ConsolePlayer]

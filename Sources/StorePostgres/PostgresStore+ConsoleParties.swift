@@ -9,14 +9,19 @@ extension PostgresStore {
         // Byte order ("C"), as SQLite's: the same directory on either engine, and the
         // index on (name COLLATE "C", id) gives each page from where the last ended.
         // A condition whose parameter is null is dropped when the statement is planned.
+        let (name, code): (String?, String?) = switch search?.match {
+        case nil: (nil, nil)
+        case .inviteCode(let code)?: (nil, code.rawValue)
+        case .name(let text)?: (text, nil)
+        }
         let rows = try await query("""
             SELECT p.id, p.name, p.invite_code, p.created_by, p.created_at,
                 (SELECT count(*) FROM membership m WHERE m.party = p.id)::bigint,
                 (SELECT a.id FROM adventure a WHERE a.party = p.id AND a.status = 'running')
             FROM party p
             WHERE (\(after?.name)::text IS NULL OR (p.name COLLATE "C", p.id) > (\(after?.name)::text COLLATE "C", \(after?.id.rawValue)::text))
-              AND (\(search?.text)::text IS NULL OR strpos(lower(p.name), lower(\(search?.text)::text)) > 0
-                   OR p.invite_code = \(search?.inviteCode?.rawValue)::text)
+              AND (\(name)::text IS NULL OR strpos(lower(p.name), lower(\(name)::text)) > 0)
+              AND (\(code)::text IS NULL OR p.invite_code = \(code)::text)
             ORDER BY p.name COLLATE "C", p.id LIMIT \(limit)
             """, logger: logger).decodeAll((String, String, String, String, Date, Int64, String?).self)
         return try rows.map { id, name, code, createdBy, createdAt, members, running in

@@ -24,15 +24,16 @@ extension SQLiteStore {
             conditions.append("(party.name, party.id) > (?, ?)")
             arguments += [after.name, after.id.rawValue]
         }
-        if let search {
+        switch search?.match {
+        case nil:
+            break
+        case .inviteCode(let code)?:
+            conditions.append("party.inviteCode = ?")
+            arguments += [code.rawValue]
+        case .name(let text)?:
             // lower() folds A–Z only, as PostgreSQL's does under the engines' shared order.
-            var match = "instr(lower(party.name), lower(?)) > 0"
-            arguments += [search.text]
-            if let code = search.inviteCode {
-                match = "(\(match) OR party.inviteCode = ?)"
-                arguments += [code.rawValue]
-            }
-            conditions.append(match)
+            conditions.append("instr(lower(party.name), lower(?)) > 0")
+            arguments += [text]
         }
         arguments += [limit]
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")

@@ -25,6 +25,11 @@ import Testing
             #expect(directory.text.contains(fixture.inviteCode) && directory.text.contains(#"<span class="running">running</span>"#))
             let byCode = try await browser.get(api, "/console/parties?q=\(fixture.inviteCode.lowercased())")
             #expect(byCode.text.contains(#"data-party="\#(fixture.partyID)""#))
+            // Eight letters that read as an invite code no party has: part of a name after all.
+            let hawks = try await api.send(.post, "/v1/parties", key: fixture.outsider.key, body: #"{"name": "The Warhawks", "hero": "cake"}"#)
+            try #require(hawks.status == 201, "\(hawks)")
+            let byName = try await browser.get(api, "/console/parties?q=warhawks")
+            #expect(byName.text.contains(#"data-party="\#(hawks.json["id"].string ?? "?")""#), "\(byName.text)")
             let none = try await browser.get(api, "/console/parties?q=%3Cscript%3E")
             #expect(none.text.contains("No party matches '&lt;script&gt;'."), "what was typed comes back escaped")
 
