@@ -20,7 +20,13 @@ defer { try? FileManager.default.removeItem(at: directory) }
 let configuration = ServerConfiguration(
     gameMasterKey: String(repeating: "k", count: 32), apns: .simulator, databasePath: directory.appendingPathComponent("directory.sqlite").path,
     databaseURL: option("--database"), port: 0, contentDirectory: URL(fileURLWithPath: "Content", isDirectory: true))
-let store = try await configuration.store.open()
+let store: any RangersStore
+do {
+    store = try await configuration.store.open()
+} catch {
+    FileHandle.standardError.write(Data("ConsoleDirectoryBench: \(error)\n".utf8))
+    exit(2)
+}
 
 /// Words a party's name is made of; "Zephyr" is kept for the one party a rare search finds.
 let words = ["Brave", "Golden", "Silent", "Lucky", "Crimson", "Swift", "Clever", "Mighty", "Hidden", "Frosty"]
