@@ -24,7 +24,7 @@ let content = try LoadedContent.load(from: URL(fileURLWithPath: "Content", isDir
                                      requiring: PushPolicy.contentRequirements)
 
 /// Resident bytes, from /proc/self/statm (its second field, in pages).
-func heapInUse() -> Int {
+func residentBytes() -> Int {
     let fields = ((try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? "").split(separator: " ")
     return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
 }
@@ -38,9 +38,9 @@ let parties: [[HeroID]] = allHeroes.flatMap { first in
     }
 }
 func measure<T>(_ make: () throws -> T) rethrows -> (T, bytes: Int) {
-    let before = heapInUse()
+    let before = residentBytes()
     let made = try make()
-    return (made, heapInUse() - before)
+    return (made, residentBytes() - before)
 }
 
 let (adventures, adventureBytes) = try measure {
