@@ -59,14 +59,10 @@ func pipeline(_ adventure: StoredAdventure, sharingWith other: TickPipeline? = n
                      strings: content.strings, configuration: .standard, sharingWith: other)
 }
 let (unshared, unsharedBytes) = try measure { try adventures.map { try pipeline($0) } }
-struct Roster: Hashable {
-    var route: RouteID
-    var heroes: [HeroID]
-}
 let (pipelines, pipelineBytes) = try measure {
-    var rosters: [Roster: TickPipeline] = [:]
+    var rosters: [AdventureSetup.RulesKey: TickPipeline] = [:]
     return try adventures.map { adventure in
-        let roster = Roster(route: adventure.setup.route, heroes: adventure.setup.party.map(\.hero))
+        let roster = adventure.setup.rulesKey
         let made = try pipeline(adventure, sharingWith: rosters[roster])
         if rosters[roster] == nil { rosters[roster] = made }
         return made

@@ -88,7 +88,7 @@ public struct Adventure: Sendable {
     /// the same content); otherwise it is resolved anew. Plays exactly as
     /// `init(setup:content:)` would.
     public init(setup: AdventureSetup, content: GameContent, sharingWith other: Adventure?) throws(AdventureSetupError) {
-        guard let other, other.setup.route == setup.route, other.setup.party.map(\.hero) == setup.party.map(\.hero) else {
+        guard let other, other.setup.rulesKey == setup.rulesKey else {
             try self.init(setup: setup, content: content)
             return
         }

@@ -17,6 +17,16 @@ public struct AdventureSetup: Hashable, Codable, Sendable {
     public static let longestTimeLimit = 8 * 60 * 60
     public static let tickIntervals = 1...3600
 
+    /// What an adventure's resolved rules depend on: its route and its heroes in
+    /// their order, not its players or seed. Adventures with the same key share
+    /// their rules (`Adventure(setup:content:sharingWith:)`).
+    public struct RulesKey: Hashable, Sendable {
+        public var route: RouteID
+        public var heroes: [HeroID]
+    }
+
+    public var rulesKey: RulesKey { RulesKey(route: route, heroes: party.map(\.hero)) }
+
     public var route: RouteID
     public var party: [PartyMember]
     /// Seconds of adventure time between two ticks.

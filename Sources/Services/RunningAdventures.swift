@@ -25,7 +25,7 @@ final class RunningAdventures: @unchecked Sendable {
     private var pipelines: [AdventureID: TickPipeline] = [:]
     /// A pipeline per route and heroes, whose resolved rules the next adventure of
     /// the same route and heroes shares: a few hundred kinds of party at most.
-    private var rosters: [Roster: TickPipeline] = [:]
+    private var rosters: [AdventureSetup.RulesKey: TickPipeline] = [:]
     private var failures: [AdventureID: String] = [:]
 
     func isKnown(_ id: AdventureID, atTick lastTick: Int) -> Bool {
@@ -88,7 +88,7 @@ final class RunningAdventures: @unchecked Sendable {
 
     func pipeline(for adventure: StoredAdventure, content: LoadedContent,
                   configuration: PushPolicyConfiguration) throws -> TickPipeline {
-        let roster = Roster(route: adventure.setup.route, heroes: adventure.setup.party.map(\.hero))
+        let roster = adventure.setup.rulesKey
         let (cached, sibling) = lock.withLock { (pipelines[adventure.id], rosters[roster]) }
         if let cached { return cached }
         let pipeline = try TickPipeline(adventureID: adventure.id, setup: adventure.setup, startedAt: adventure.startedAt,
@@ -99,11 +99,6 @@ final class RunningAdventures: @unchecked Sendable {
             if rosters[roster] == nil { rosters[roster] = pipeline }
         }
         return pipeline
-    }
-
-    private struct Roster: Hashable {
-        var route: RouteID
-        var heroes: [HeroID]
     }
 
     func hasPipeline(for adventure: AdventureID) -> Bool {
