@@ -326,6 +326,7 @@ let package = Package(
                 "Vocabulary", "PushVocabulary", "Game", "Catalog", "PushPolicy", "APNs", "Store", "StoreTestSupport", "Services",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

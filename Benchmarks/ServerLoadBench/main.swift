@@ -4,7 +4,7 @@
 // or, with --database, a PostgreSQL database (`Benchmarks/server-load.sh` runs both).
 //
 //   swift run -c release ServerLoadBench [--adventures 10000] [--seconds 60] [--warm-up 10] [--tick-interval 1]
-//                                        [--batch-size 500] [--ticker-only] [--database postgres://…]
+//                                        [--batch-size 500] [--in-flight 512] [--ticker-only] [--database postgres://…]
 //                                        [--apns-url https://… --management-url https://… --ca-file F --key-file F
 //                                         --key-id ID --team-id ID]
 //                                        [--followers N --channels on|off] [--bytes-dir DIR]
@@ -19,10 +19,16 @@
 // server's); with it, pushes go to that endpoint (`rangers apns-sim` in a process
 // of its own), so the CPU is the server's alone.
 //
-// Prints how late ticks are stored after their game time (p50/p99/max), ticks and
-// pushes per second against what the load asks for, the process's CPU,
+// Prints how late ticks are stored after their game time (p50/p99/max), how late
+// pushes are accepted by APNs after the tick that decided them (p50/p99/max), the
+// outbox's backlog as the window starts and ends, whether that is on time (below),
+// ticks and pushes per second against what the load asks for, the process's CPU,
 // PostgreSQL's (every `postgres` process's, from /proc), memory, and per
 // adventure-tick: CPU, bytes of write-ahead log and statements.
+//
+// On time: at least 99 % of the due ticks stored, tick lag p99 under 0.5 s, push
+// lag p99 under 1 s, and an outbox no fuller at the end than at the start (within
+// one second of the policy's pushes, so a batch in flight is not growth).
 //
 // With --bytes-dir (for `Benchmarks/tick-bytes.sh`, which says where the bytes
 // go): the measured window's WAL positions and ticks are written to DIR/window;
@@ -50,6 +56,8 @@ struct Options {
     var warmUp = 10
     var tickInterval = 1
     var batchSize = Ticker.Settings().batchSize
+    /// The dispatcher's window: pushes claimed and not yet answered.
+    var inFlight = Dispatcher.Settings().maximumInFlight
     /// Without the dispatcher: what the ticker and the store alone keep up with.
     var tickerOnly = false
     /// A PostgreSQL database to run on instead of a SQLite file; it should be empty.
@@ -106,6 +114,7 @@ struct Options {
             case "--seconds": options.seconds = value
             case "--warm-up": options.warmUp = value
             case "--batch-size": options.batchSize = value
+            case "--in-flight": options.inFlight = value
             case "--followers": options.followers = value
             case "--tick-interval":
                 guard AdventureSetup.tickIntervals.contains(value) else {
@@ -145,7 +154,7 @@ let configuration = ServerConfiguration(
     gameMasterKey: String(repeating: "k", count: 32), apns: options.apnsURL == nil ? .simulator : .custom, databasePath: directory.appendingPathComponent("load.sqlite").path,
     databaseURL: options.databaseURL, port: 0, contentDirectory: URL(fileURLWithPath: "Content", isDirectory: true),
     followers: FollowerSettings(tokenFollowersPerAdventure: max(options.followers, FollowerSettings().tokenFollowersPerAdventure)),
-    ticker: Ticker.Settings(batchSize: options.batchSize))
+    ticker: Ticker.Settings(batchSize: options.batchSize), dispatcher: Dispatcher.Settings(maximumInFlight: options.inFlight))
 let resources = try await ServerResources.open(configuration)
 let store = resources.store
 let content = resources.content
@@ -330,6 +339,8 @@ struct Sample {
     var postgresCPU: Double
     var ticks: Int
     var pushes: Int
+    /// Pushes queued and not yet answered (pending or being sent).
+    var backlog: Int?
     var broadcasts: Int
     var activity: StoreActivity?
     var leasesTaken: Double?
@@ -379,8 +390,9 @@ func sample() async -> Sample {
     let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
         + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1_000_000
     let activity = try? await (store as? any StoreActivityReporting)?.activity()
+    let backlog = try? await store.pendingOutboxCount()
     return Sample(at: .now, cpu: cpu, postgresCPU: postgresCPUSeconds(), ticks: lags.count, pushes: lags.delivered,
-                  broadcasts: lags.broadcasts, activity: activity, leasesTaken: leasesTaken())
+                  backlog: backlog, broadcasts: lags.broadcasts, activity: activity, leasesTaken: leasesTaken())
 }
 
 /// User and system CPU of every process named `postgres` (the server and its
@@ -440,14 +452,32 @@ try await withThrowingTaskGroup(of: Void.self) { tasks in
 
     let wall = Double((last.at - first.at).components.seconds) + Double((last.at - first.at).components.attoseconds) / 1e18
     let lag = lags.sortedMilliseconds()
-    func percentile(_ p: Double) -> String {
-        lag.isEmpty ? "-" : String(format: "%.0f ms", lag[min(lag.count - 1, Int(Double(lag.count) * p))])
+    let pushLag = lags.sortedPushMilliseconds()
+    func value(_ sorted: [Double], _ p: Double) -> Double? {
+        sorted.isEmpty ? nil : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+    }
+    func percentile(_ p: Double, of sorted: [Double] = lag) -> String {
+        value(sorted, p).map { String(format: "%.0f ms", $0) } ?? "-"
+    }
+    let due = Double(options.adventures) / Double(options.tickInterval)
+    let stored = Double(last.ticks - first.ticks) / wall
+    let backlog = (first.backlog.map(String.init) ?? "?") + " at the start, " + (last.backlog.map(String.init) ?? "?") + " at the end"
+    let pushesPerSecond = Double(last.pushes - first.pushes) / wall
+    var late: [String] = []
+    if stored < 0.99 * due { late.append(String(format: "%.1f %% of the due ticks stored", stored / due * 100)) }
+    if (value(lag, 0.99) ?? .infinity) >= 500 { late.append("tick lag p99 \(percentile(0.99))") }
+    if !options.tickerOnly, (value(pushLag, 0.99) ?? .infinity) >= 1000 { late.append("push lag p99 \(percentile(0.99, of: pushLag))") }
+    if !options.tickerOnly, let start = first.backlog, let end = last.backlog, Double(end - start) > max(pushesPerSecond, 1) {
+        late.append("the outbox grew by \(end - start)")
     }
     print("""
-        \(options.adventures) adventures × \(heroes.count) heroes at a \(options.tickInterval) s tick, batches of \(options.batchSize), \(options.seconds) s measured after \(options.warmUp) s\(options.tickerOnly ? ", ticker only" : "")
+        \(options.adventures) adventures × \(heroes.count) heroes at a \(options.tickInterval) s tick, batches of \(options.batchSize), \(options.inFlight) pushes in flight, \(options.seconds) s measured after \(options.warmUp) s\(options.tickerOnly ? ", ticker only" : "")
         ticks stored      \(String(format: "%.0f", Double(last.ticks - first.ticks) / wall))/s of \(options.adventures / options.tickInterval)/s due
         tick lag          p50 \(percentile(0.5)) · p99 \(percentile(0.99)) · max \(lag.last.map { String(format: "%.0f ms", $0) } ?? "-")
-        pushes delivered  \(String(format: "%.0f", Double(last.pushes - first.pushes) / wall))/s
+        push lag          p50 \(percentile(0.5, of: pushLag)) · p99 \(percentile(0.99, of: pushLag)) · max \(pushLag.last.map { String(format: "%.0f ms", $0) } ?? "-") (from the tick that decided it to APNs' acceptance)
+        outbox backlog    \(backlog)
+        on time           \(late.isEmpty ? "yes" : "no: " + late.joined(separator: ", "))
+        pushes delivered  \(String(format: "%.0f", pushesPerSecond))/s
         CPU               \(String(format: "%.2f", (last.cpu - first.cpu) / wall)) cores (ticker, dispatcher\(options.databaseURL == nil ? ", SQLite" : "")\(simulator == nil ? "" : " and the simulator"))\(options.databaseURL == nil ? "" : String(format: "\nPostgreSQL CPU    %.2f cores (every postgres process)", (last.postgresCPU - first.postgresCPU) / wall))
         memory            \(memory("VmRSS")) resident, \(memory("VmHWM")) peak; \(String(format: "%.1f KiB", (residentBytes() - residentBeforeSetUp) / 1024 / Double(options.adventures))) per adventure (growth since before the setup)
         """)
@@ -498,6 +528,7 @@ await resources.close()
 final class LagRecorder: MetricsFactory, @unchecked Sendable {
     private let lock = NSLock()
     private var nanoseconds: [Int64] = []
+    private var pushNanoseconds: [Int64] = []
     private var deliveredCount = 0
     private var broadcastCount = 0
 
@@ -507,11 +538,16 @@ final class LagRecorder: MetricsFactory, @unchecked Sendable {
     fileprivate func countBroadcasts(_ count: Int64) { lock.withLock { broadcastCount += Int(count) } }
 
     var count: Int { lock.withLock { nanoseconds.count } }
-    func reset() { lock.withLock { nanoseconds.removeAll() } }
+    func reset() { lock.withLock { nanoseconds.removeAll(); pushNanoseconds.removeAll() } }
     func sortedMilliseconds() -> [Double] { lock.withLock { nanoseconds.sorted().map { Double($0) / 1e6 } } }
+    func sortedPushMilliseconds() -> [Double] { lock.withLock { pushNanoseconds.sorted().map { Double($0) / 1e6 } } }
 
     func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {
-        label == "rangers_tick_lag_seconds" ? LagTimer(recorder: self) : NOOPMetricsHandler.instance
+        switch label {
+        case "rangers_tick_lag_seconds": LagTimer(recorder: self)
+        case "rangers_push_lag_seconds": PushLagTimer(recorder: self)
+        default: NOOPMetricsHandler.instance
+        }
     }
     func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler {
         guard dimensions.contains(where: { $0 == ("status", "200") }) else { return NOOPMetricsHandler.instance }
@@ -533,6 +569,7 @@ final class LagRecorder: MetricsFactory, @unchecked Sendable {
     func destroyTimer(_ handler: any TimerHandler) {}
 
     fileprivate func record(_ value: Int64) { lock.withLock { nanoseconds.append(value) } }
+    fileprivate func recordPush(_ value: Int64) { lock.withLock { pushNanoseconds.append(value) } }
 }
 
 private final class DeliveredCounter: CounterHandler, @unchecked Sendable {
@@ -553,4 +590,10 @@ private final class LagTimer: TimerHandler, @unchecked Sendable {
     init(recorder: LagRecorder) { self.recorder = recorder }
     let recorder: LagRecorder
     func recordNanoseconds(_ duration: Int64) { recorder.record(duration) }
+}
+
+private final class PushLagTimer: TimerHandler, @unchecked Sendable {
+    init(recorder: LagRecorder) { self.recorder = recorder }
+    let recorder: LagRecorder
+    func recordNanoseconds(_ duration: Int64) { recorder.recordPush(duration) }
 }

@@ -72,6 +72,9 @@ public struct Dispatcher: Service {
     private let metrics: any MetricsFactory
     private let health: DeliveryHealth
     private let loop: LoopReporter
+    /// From the tick (or request) that queued a push to APNs accepting it: the
+    /// dispatcher's one measure of keeping up, as the tick lag is the ticker's.
+    private let pushLag: Metrics.Timer
 
     public init(store: any OutboxStore & NodeStore, client: any PushSender, channels: FollowerChannels? = nil, settings: Settings = Settings(),
                 now: @escaping @Sendable () -> Date = Date.init, clock: ServiceClock = .continuous, logger: Logger = Logger(label: "rangers.dispatcher"),
@@ -87,6 +90,7 @@ public struct Dispatcher: Service {
         self.metrics = metrics
         self.health = health
         loop = LoopReporter(loop: "dispatcher", health: serviceHealth, logger: logger, metrics: metrics, now: now)
+        pushLag = Metrics.Timer(label: "rangers_push_lag_seconds", factory: metrics)
     }
 
     private enum Event: Sendable {
@@ -222,9 +226,14 @@ public struct Dispatcher: Service {
         }
     }
 
-    /// Answers by outcome and priority; APNs' own figures are the client's.
+    /// Answers by outcome and priority, and how long each delivered push took from
+    /// the decision to APNs' acceptance; APNs' own figures are the client's.
     private func count(_ result: PushResult) {
-        health.record(result.outcome, at: now())
+        let answeredAt = now()
+        health.record(result.outcome, at: answeredAt)
+        if case .delivered = result.outcome {
+            pushLag.recordInterval(since: result.push.queuedAt, until: answeredAt)
+        }
         let outcome = switch result.outcome {
         case .delivered: "delivered"
         case .tokenInvalid: "tokenInvalid"

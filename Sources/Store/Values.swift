@@ -360,22 +360,22 @@ public struct ClaimedPush: Hashable, Sendable {
     public var destination: PushDestination
     /// How many times this row has been claimed, this time included.
     public var attempts: Int
+    /// When the push was queued: for a tick's push, when the tick that decided it
+    /// was stored. A push's lag is counted from here to APNs' answer.
+    public var queuedAt: Date
 
     /// The device token; nil for a broadcast.
     public var token: PushToken? { destination.token }
 
     public init(id: OutboxID, adventure: AdventureID? = nil, tick: Int? = nil, message: OutboxMessage,
-                destination: PushDestination, attempts: Int) {
+                destination: PushDestination, attempts: Int, queuedAt: Date) {
         self.id = id
         self.adventure = adventure
         self.tick = tick
         self.message = message
         self.destination = destination
         self.attempts = attempts
-    }
-
-    public init(id: OutboxID, adventure: AdventureID? = nil, tick: Int? = nil, message: OutboxMessage, token: PushToken, attempts: Int) {
-        self.init(id: id, adventure: adventure, tick: tick, message: message, destination: .device(token), attempts: attempts)
+        self.queuedAt = queuedAt
     }
 }
 

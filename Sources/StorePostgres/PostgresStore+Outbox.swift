@@ -77,7 +77,7 @@ extension PostgresStore {
                     if finishesLeaving, let member = Self.leavingMember(entry.message) { leaving.append(member) }
                 case .send(let destination):
                     claimed.append(ClaimedPush(id: entry.id, adventure: entry.adventure, tick: entry.tick, message: entry.message,
-                                               destination: destination, attempts: entry.attempts + 1))
+                                               destination: destination, attempts: entry.attempts + 1, queuedAt: entry.createdAt))
                 }
             }
             if !dropped.isEmpty {

@@ -44,7 +44,8 @@ extension SQLiteStore {
                 case .send(let destination):
                     try claim.execute(arguments: [nowValue, claimant, row.id])
                     claimed.append(ClaimedPush(id: OutboxID(row.id), adventure: row.adventure, tick: row.tick,
-                                               message: row.message, destination: destination, attempts: row.attempts + 1))
+                                               message: row.message, destination: destination, attempts: row.attempts + 1,
+                                               queuedAt: row.queuedAt))
                 }
             }
         }
@@ -55,7 +56,7 @@ extension SQLiteStore {
     /// the columns a claim needs (`PendingPush`).
     static let nextPendingSQL = """
         SELECT id, adventure, tick, attempts, targetKind, targetID, pushType, topic, priority, expiration, payload, reason,
-               hasAlert, isEnd, supersedable
+               hasAlert, isEnd, supersedable, createdAt
         FROM outbox INDEXED BY outbox_pending
         WHERE state = 'pending' AND id > ? AND nextAttemptAt <= ? ORDER BY id LIMIT ?
         """
@@ -68,6 +69,7 @@ extension SQLiteStore {
         var tick: Int?
         var attempts: Int
         var message: OutboxMessage
+        var queuedAt: Date
 
         init(_ row: Row) throws {
             id = row[0]
@@ -78,6 +80,7 @@ extension SQLiteStore {
             message = OutboxMessage(target: try PushTarget(kind: row[4], id: row[5]), pushType: try OutboxRow.pushType(row[6]),
                                     topic: Topic(rawValue: row[7]), priority: known, expiration: row[9], payload: row[10],
                                     reason: row[11], hasAlert: row[12], isEnd: row[13], supersedable: row[14])
+            queuedAt = row[15]
         }
     }
 

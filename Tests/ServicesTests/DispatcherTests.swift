@@ -1,6 +1,7 @@
 import APNs
 import Foundation
 import Logging
+import MetricsTestKit
 import NIOConcurrencyHelpers
 import PushVocabulary
 import ServiceLifecycle
@@ -27,6 +28,26 @@ import Vocabulary
         #expect(sent.first { $0.deviceToken == Tokens.make(0).hex }?.priority == 10, "the alert at priority 10")
         #expect(sent.filter { $0.priority == 5 }.count == 2, "the routine updates at 5")
         #expect(try await rig.store.pushLog(of: rig.adventure.id).allSatisfy { $0.status == 200 })
+    }
+
+    /// A push's lag runs from the tick that queued it to APNs accepting it, not
+    /// from its claim: here the tick was stored 30 s before the dispatcher runs.
+    @Test(arguments: StoreEngine.available) func eachDeliveredPushCountsItsLagFromTheTickThatQueuedIt(engine: StoreEngine) async throws {
+        let rig = try await DispatcherRig(engine)
+        let dead = Tokens.make(2)
+        rig.sender.answer { [wall = rig.wall] request in
+            request.deviceToken == dead.hex ? .unregistered(since: wall.now) : APNsResponse(status: 200)
+        }
+        let decided = rig.wall.now.addingTimeInterval(-30)
+        try await rig.store.playNextTick(of: rig.adventure.id, outbox: { _ in rig.activities.map { update($0, tick: 1) } }, at: decided)
+        let metrics = TestMetrics()
+        try await rig.running(metrics: metrics) {
+            try await rig.eventually("all recorded") { try await rig.states() == ["sent", "sent", "failed"] }
+        }
+        let lags = try metrics.expectTimer("rangers_push_lag_seconds").values.map { Double($0) / 1e9 }
+        #expect(lags.count == 2, "the two delivered pushes, not the one answered Unregistered")
+        let latest = rig.wall.now.timeIntervalSince(decided)
+        #expect(lags.allSatisfy { $0 >= 30 && $0 <= latest }, "\(lags) outside 30…\(latest) s")
     }
 
     @Test(arguments: StoreEngine.available) func aTokenAnsweredUnregisteredIsInvalidatedAndGetsNothingMore(engine: StoreEngine) async throws {
@@ -131,9 +152,9 @@ struct DispatcherRig: Sendable {
 
     /// Runs the dispatcher while `body` runs, then stops it as SIGTERM would and
     /// waits until it has.
-    func running(_ settings: Dispatcher.Settings = Dispatcher.Settings(idleWait: .milliseconds(2)),
+    func running(_ settings: Dispatcher.Settings = Dispatcher.Settings(idleWait: .milliseconds(2)), metrics: TestMetrics = TestMetrics(),
                  _ body: @Sendable () async throws -> Void) async throws {
-        let dispatcher = Dispatcher(store: store, client: sender, settings: settings, now: { [wall] in wall.now })
+        let dispatcher = Dispatcher(store: store, client: sender, settings: settings, now: { [wall] in wall.now }, metrics: metrics)
         let group = ServiceGroup(configuration: .init(services: [dispatcher], logger: Logger(label: "rangers.tests")))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }

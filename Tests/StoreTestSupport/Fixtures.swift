@@ -117,13 +117,13 @@ extension RangersStore {
     /// ticker does, with `outbox` as the tick's pushes.
     @discardableResult
     public func playNextTick(of id: AdventureID, outbox: (StoredAdventure) -> [OutboxMessage] = { _ in [] },
-                             ledgers: [ActivityID: BudgetLedger] = [:]) async throws -> StoredAdventure {
+                             ledgers: [ActivityID: BudgetLedger] = [:], at now: Date = Date()) async throws -> StoredAdventure {
         let inputs = try await tickInputs(of: id)
         let game = try Adventure(setup: inputs.adventure.setup, content: ShippedContent.game)
         let (state, events) = game.tick(inputs.adventure.state, commands: inputs.commands.map(\.command))
         return try await recordTick(adventure: id, tick: state.tick, state: state, events: events,
                                     appliedCommandIDs: inputs.commands.map(\.id), outbox: outbox(inputs.adventure),
-                                    ledgers: ledgers)
+                                    ledgers: ledgers, at: now)
     }
 }
 
