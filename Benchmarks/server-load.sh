@@ -18,6 +18,7 @@
 # PostgreSQL runs with the recommended production settings, deploy/postgresql.conf
 # (PGCONF=FILE for others, PGCONF=none for PostgreSQL's own defaults).
 # With SKIP_BUILD=1, the release binaries as they were last built.
+# BENCH_ARGS are passed to every ServerLoadBench run (say "--in-flight 2048").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 counts=${1:-1500}
@@ -27,6 +28,7 @@ stores=${STORES:-sqlite postgres}
 followers=${FOLLOWERS:-0}
 channel_modes=${CHANNELS:-on}
 bytes=${BYTES:-0}
+read -r -a bench_args <<< "${BENCH_ARGS:-}"
 pgconf=${PGCONF:-deploy/postgresql.conf}
 [[ $pgconf == none ]] && pgconf=""
 [[ -z $pgconf || -r $pgconf ]] || { echo "server-load.sh: cannot read PGCONF $pgconf" >&2; exit 2; }
@@ -106,7 +108,7 @@ report_bytes() {
 run=0
 for adventures in $counts; do
   for mode in $( [[ $followers -gt 0 ]] && echo "$channel_modes" || echo none ); do
-    extra=()
+    extra=(${bench_args[@]+"${bench_args[@]}"})
     label=""
     if [[ $mode != none ]]; then
         extra=(--followers "$followers" --channels "$mode")
