@@ -289,6 +289,13 @@ public struct OutboxMessage: Hashable, Sendable {
         self.isEnd = isEnd
         self.supersedable = supersedable
     }
+
+    /// The walkie-talkie member a leave-channel push is for (queuing it marks the
+    /// member as leaving; once it is done with, they have left); nil for every other push.
+    public var leavingMember: ChannelMemberID? {
+        guard isEnd, case .pushToTalk(let member) = target else { return nil }
+        return member
+    }
 }
 
 extension OutboxMessage {

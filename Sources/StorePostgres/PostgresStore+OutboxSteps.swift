@@ -41,10 +41,7 @@ extension PostgresStore {
                                       has_alert, is_end, supersedable, tick, superseded, position)
             ORDER BY position
             """, logger: logger)
-        let leaving = messages.compactMap { message -> String? in
-            guard message.isEnd, case .pushToTalk(let member) = message.target else { return nil }
-            return member.rawValue
-        }
+        let leaving = messages.compactMap(Self.leavingMember)
         if !leaving.isEmpty {
             try await connection.query("""
                 UPDATE channel_member SET status = 'leaving', left_at = \(now) WHERE id = ANY(\(leaving)) AND status = 'joined'
@@ -52,11 +49,8 @@ extension PostgresStore {
         }
     }
 
-    /// The channel member a leave push is for; nil for every other push.
-    static func leavingMember(_ message: OutboxMessage) -> String? {
-        guard message.isEnd, case .pushToTalk(let member) = message.target else { return nil }
-        return member.rawValue
-    }
+    /// The channel member a leave push is for, as the store keeps it; nil for every other push.
+    static func leavingMember(_ message: OutboxMessage) -> String? { message.leavingMember?.rawValue }
 
     /// Once the leave push to channel members is done with (sent, refused or
     /// undeliverable), they have left and their ephemeral tokens are dropped.

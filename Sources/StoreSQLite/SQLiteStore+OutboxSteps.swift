@@ -23,7 +23,7 @@ extension SQLiteStore {
                 message.priority.rawValue, message.expiration, message.payload, message.reason, message.hasAlert,
                 message.isEnd, message.supersedable, tick, queuedAt, queuedAt,
             ])
-        if message.isEnd, case .pushToTalk(let member) = message.target {
+        if let member = message.leavingMember {
             try db.execute(sql: "UPDATE channelMember SET status = 'leaving', leftAt = ? WHERE id = ? AND status = 'joined'",
                            arguments: [queuedAt, member.rawValue])
         }
@@ -118,7 +118,7 @@ extension SQLiteStore {
     /// Once the leave push to a channel member is done with (sent, refused or
     /// undeliverable), the member has left and their ephemeral token is dropped.
     static func finishLeaving(_ message: OutboxMessage, _ db: Database) throws {
-        guard message.isEnd, case .pushToTalk(let member) = message.target else { return }
+        guard let member = message.leavingMember else { return }
         try db.execute(sql: "UPDATE channelMember SET status = 'left', token = NULL WHERE id = ? AND status = 'leaving'",
                        arguments: [member.rawValue])
     }

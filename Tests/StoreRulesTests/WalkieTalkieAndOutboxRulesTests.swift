@@ -55,6 +55,17 @@ import Vocabulary
         #expect(try refusal(speaker: cy) == .notListening)
         #expect(try refusal(speakingNow: [bo]) == .someoneElseIsSpeaking(bo))
     }
+
+    @Test func onlyAnEndPushToTalkIsALeavePushForItsMember() {
+        func message(_ target: PushTarget, isEnd: Bool) -> OutboxMessage {
+            OutboxMessage(target: target, pushType: .pushtotalk, topic: "app.voip-ptt", priority: .high, expiration: 0,
+                          payload: Data("{}".utf8), reason: "test", hasAlert: false, isEnd: isEnd, supersedable: false)
+        }
+        let member = ChannelMemberID("m-1")
+        #expect(message(.pushToTalk(member), isEnd: true).leavingMember == member)
+        #expect(message(.pushToTalk(member), isEnd: false).leavingMember == nil, "a speaker's push")
+        #expect(message(.liveActivity("a-1"), isEnd: true).leavingMember == nil, "an activity's end")
+    }
 }
 
 @Suite struct OutboxRulesTests {
