@@ -367,8 +367,8 @@ public struct ClaimedPush: Hashable, Sendable {
     public var destination: PushDestination
     /// How many times this row has been claimed, this time included.
     public var attempts: Int
-    /// When the push was queued: for a tick's push, when the tick that decided it
-    /// was stored. A push's lag is counted from here to APNs' answer.
+    /// When the push was queued: for a tick's push, when the ticker's pass read
+    /// the tick as due and decided it. A push's lag is counted from here to APNs' answer.
     public var queuedAt: Date
 
     /// The device token; nil for a broadcast.
