@@ -85,6 +85,7 @@ extension RangersAPI {
             }
             throw APIError(.conflict, code, refusal.description)
         }
+        pushesQueued.signal()
         metrics.makeCounter(descriptor: Self.transmissions, labels: [("content_type", contentType)]).increment()
         return try JSONCoding.response(TransmissionView(transmission), status: .created)
     }
