@@ -28,8 +28,6 @@ public struct ServerResources: Sendable {
     public let adventuresHeld = AdventuresHeld()
     /// Which background loops are in trouble: they tell, the readiness route reports.
     public let serviceHealth = ServiceHealth()
-    /// Pushes queued in this process: the ticker and the walkie-talkie tell, the dispatcher sends them at once.
-    public let pushesQueued = PushesQueued()
     /// Signs live-page links when no secret is configured: made for this process,
     /// so its links end with it.
     let processLiveLinkSigner = LiveLinkSigner.generated()
@@ -145,7 +143,6 @@ struct RangersAPI: Sendable {
     let deliveryHealth: DeliveryHealth
     let serviceHealth: ServiceHealth
     let adventuresHeld: AdventuresHeld
-    let pushesQueued: PushesQueued
     let liveLinks: LiveLinkSigner
     let followerChannels: FollowerChannels
     let endpointRecords: EndpointRecords?
@@ -162,7 +159,6 @@ struct RangersAPI: Sendable {
         deliveryHealth = resources.deliveryHealth
         serviceHealth = resources.serviceHealth
         adventuresHeld = resources.adventuresHeld
-        pushesQueued = resources.pushesQueued
         liveLinks = configuration.liveLinkSecret.map(LiveLinkSigner.init(secret:)) ?? resources.processLiveLinkSigner
         followerChannels = resources.followerChannels
         endpointRecords = resources.endpointRecords

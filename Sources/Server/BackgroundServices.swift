@@ -28,10 +28,9 @@ public func backgroundServices(_ configuration: ServerConfiguration, resources: 
                       metrics: metrics),
         Dispatcher(store: resources.store, client: apns, channels: resources.followerChannels, settings: configuration.dispatcher,
                    now: resources.now, metrics: metrics, health: resources.deliveryHealth,
-                   serviceHealth: resources.serviceHealth, pushesQueued: resources.pushesQueued),
+                   serviceHealth: resources.serviceHealth),
         Ticker(store: resources.store, content: resources.content, policy: configuration.pushPolicy,
                bundleID: configuration.bundleID, settings: configuration.ticker, now: resources.now,
-               metrics: metrics, held: resources.adventuresHeld, health: resources.serviceHealth,
-               pushesQueued: resources.pushesQueued),
+               metrics: metrics, held: resources.adventuresHeld, health: resources.serviceHealth),
     ]
 }

@@ -41,12 +41,10 @@ extension RangersAPI {
         let outbox = zip(devices, decisions).map { device, decision in
             OutboxMessage(decision, target: .pushToStart(device.device), bundleID: configuration.bundleID)
         }
-        let stored = try await store.startAdventure(id: id, party: body.partyID, setup: setup, state: state,
-                                                    startedAt: startedAt, contentVersion: content.version,
-                                                    followCode: body.followable == true ? .random() : nil,
-                                                    outbox: outbox, at: now())
-        if !outbox.isEmpty { pushesQueued.signal() }
-        return stored
+        return try await store.startAdventure(id: id, party: body.partyID, setup: setup, state: state,
+                                              startedAt: startedAt, contentVersion: content.version,
+                                              followCode: body.followable == true ? .random() : nil,
+                                              outbox: outbox, at: now())
     }
 
     /// Queues the end; the ticker applies it at the next tick, so the end is in the

@@ -85,7 +85,6 @@ extension RangersAPI {
             }
             throw APIError(.conflict, code, refusal.description)
         }
-        pushesQueued.signal()
         metrics.makeCounter(descriptor: Self.transmissions, labels: [("content_type", contentType)]).increment()
         return try JSONCoding.response(TransmissionView(transmission), status: .created)
     }

@@ -25,8 +25,7 @@ import Vocabulary
 /// than waiting for PostgreSQL's `LISTEN/NOTIFY`: a push queued by another node
 /// waits at most that long (250 ms, a quarter of the shortest tick), the look is
 /// one indexed read, and there is no dedicated connection to keep subscribed
-/// through reconnects and failovers. Pushes queued in this process (`PushesQueued`:
-/// the ticker's, the walkie-talkie's) wake it at once.
+/// through reconnects and failovers.
 public struct Dispatcher: Service {
     public struct Settings: Sendable {
         /// Pushes claimed and not yet answered. Each batch of answers and claims is
@@ -73,7 +72,6 @@ public struct Dispatcher: Service {
     private let metrics: any MetricsFactory
     private let health: DeliveryHealth
     private let loop: LoopReporter
-    private let pushesQueued: PushesQueued?
     /// From the tick (or request) that queued a push to APNs accepting it: the
     /// dispatcher's one measure of keeping up, as the tick lag is the ticker's.
     private let pushLag: Metrics.Timer
@@ -81,7 +79,7 @@ public struct Dispatcher: Service {
     public init(store: any OutboxStore & NodeStore, client: any PushSender, channels: FollowerChannels? = nil, settings: Settings = Settings(),
                 now: @escaping @Sendable () -> Date = Date.init, clock: ServiceClock = .continuous, logger: Logger = Logger(label: "rangers.dispatcher"),
                 metrics: any MetricsFactory = MetricsSystem.factory, health: DeliveryHealth = DeliveryHealth(),
-                serviceHealth: ServiceHealth = ServiceHealth(), pushesQueued: PushesQueued? = nil) {
+                serviceHealth: ServiceHealth = ServiceHealth()) {
         self.store = store
         self.client = client
         self.channels = channels
@@ -91,7 +89,6 @@ public struct Dispatcher: Service {
         self.logger = logger
         self.metrics = metrics
         self.health = health
-        self.pushesQueued = pushesQueued
         loop = LoopReporter(loop: "dispatcher", health: serviceHealth, logger: logger, metrics: metrics, now: now)
         pushLag = Metrics.Timer(label: "rangers_push_lag_seconds", factory: metrics)
     }
@@ -173,17 +170,8 @@ public struct Dispatcher: Service {
                     // After a store failure, the full wait: retrying at once would only fail again.
                     let wait = inFlight == 0 && !storeFailed
                         ? ((try? await idleWait()) ?? settings.idleWait) : settings.idleWait
-                    let draining = drainDeadline != nil
-                    group.addTask { [pushesQueued] in
-                        // Whichever comes first: the wait, pushes queued in this
-                        // process, or (before the drain) a graceful stop to begin it.
-                        await withTaskGroup(of: Void.self) { first in
-                            first.addTask { try? await clock.sleep(for: wait) }
-                            if let pushesQueued { first.addTask { await pushesQueued.wait() } }
-                            if !draining { first.addTask { try? await gracefulShutdown() } }
-                            await first.next()
-                            first.cancelAll()
-                        }
+                    group.addTask {
+                        try? await clock.sleep(for: wait)
                         return .timer
                     }
                 }

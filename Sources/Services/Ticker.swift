@@ -66,14 +66,11 @@ public struct Ticker: Service {
     private let running = RunningAdventures()
     private let held: AdventuresHeld
     private let loop: LoopReporter
-    /// Told when a commit queued pushes, so this process's dispatcher sends them at once.
-    private let pushesQueued: PushesQueued?
 
     public init(store: any TickStore, content: LoadedContent, policy: PushPolicyConfiguration, bundleID: String,
                 leaveChannelPushes: Bool = true, settings: Settings = Settings(), now: @escaping @Sendable () -> Date = Date.init,
                 clock: ServiceClock = .continuous, logger: Logger = Logger(label: "rangers.ticker"), metrics: any MetricsFactory = MetricsSystem.factory,
-                held: AdventuresHeld = AdventuresHeld(), health: ServiceHealth = ServiceHealth(),
-                pushesQueued: PushesQueued? = nil) {
+                held: AdventuresHeld = AdventuresHeld(), health: ServiceHealth = ServiceHealth()) {
         self.store = store
         self.content = content
         self.policy = policy
@@ -85,7 +82,6 @@ public struct Ticker: Service {
         self.logger = logger
         self.metrics = metrics
         self.held = held
-        self.pushesQueued = pushesQueued
         loop = LoopReporter(loop: "ticker", health: health, logger: logger, metrics: metrics, now: now)
     }
 
@@ -187,7 +183,6 @@ public struct Ticker: Service {
         guard let batch, !batch.records.isEmpty else { return 0 }
         let results = try await store.recordTicks(batch.records, at: batch.at)
         let committed = now()
-        if batch.records.contains(where: { !$0.outbox.isEmpty }) { pushesQueued?.signal() }
         Metrics.Timer(label: "rangers_ticker_pass_duration_seconds", factory: metrics)
             .recordInterval(since: batch.at, until: committed)
         let lag = Metrics.Timer(label: "rangers_tick_lag_seconds", factory: metrics)

@@ -153,10 +153,8 @@ struct DispatcherRig: Sendable {
     /// Runs the dispatcher while `body` runs, then stops it as SIGTERM would and
     /// waits until it has.
     func running(_ settings: Dispatcher.Settings = Dispatcher.Settings(idleWait: .milliseconds(2)), metrics: TestMetrics = TestMetrics(),
-                 clock: ServiceClock = .continuous, pushesQueued: PushesQueued? = nil,
                  _ body: @Sendable () async throws -> Void) async throws {
-        let dispatcher = Dispatcher(store: store, client: sender, settings: settings, now: { [wall] in wall.now }, clock: clock,
-                                    metrics: metrics, pushesQueued: pushesQueued)
+        let dispatcher = Dispatcher(store: store, client: sender, settings: settings, now: { [wall] in wall.now }, metrics: metrics)
         let group = ServiceGroup(configuration: .init(services: [dispatcher], logger: Logger(label: "rangers.tests")))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
