@@ -111,7 +111,7 @@ for adventures in $counts; do
     extra=(${bench_args[@]+"${bench_args[@]}"})
     label=""
     if [[ $mode != none ]]; then
-        extra=(--followers "$followers" --channels "$mode")
+        extra+=(--followers "$followers" --channels "$mode")
         label=", $followers followers each, channels $mode"
     fi
     for store in $stores; do

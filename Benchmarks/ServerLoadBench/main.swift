@@ -472,7 +472,7 @@ try await withThrowingTaskGroup(of: Void.self) { tasks in
     }
     print("""
         \(options.adventures) adventures × \(heroes.count) heroes at a \(options.tickInterval) s tick, batches of \(options.batchSize), \(options.inFlight) pushes in flight, \(options.seconds) s measured after \(options.warmUp) s\(options.tickerOnly ? ", ticker only" : "")
-        ticks stored      \(String(format: "%.0f", Double(last.ticks - first.ticks) / wall))/s of \(options.adventures / options.tickInterval)/s due
+        ticks stored      \(String(format: "%.0f", stored))/s of \(String(format: "%.0f", due))/s due
         tick lag          p50 \(percentile(0.5)) · p99 \(percentile(0.99)) · max \(lag.last.map { String(format: "%.0f ms", $0) } ?? "-")
         push lag          p50 \(percentile(0.5, of: pushLag)) · p99 \(percentile(0.99, of: pushLag)) · max \(pushLag.last.map { String(format: "%.0f ms", $0) } ?? "-") (from the tick that decided it to APNs' acceptance)
         outbox backlog    \(backlog)
@@ -544,8 +544,8 @@ final class LagRecorder: MetricsFactory, @unchecked Sendable {
 
     func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {
         switch label {
-        case "rangers_tick_lag_seconds": LagTimer(recorder: self)
-        case "rangers_push_lag_seconds": PushLagTimer(recorder: self)
+        case "rangers_tick_lag_seconds": RecordingTimer { self.record($0) }
+        case "rangers_push_lag_seconds": RecordingTimer { self.recordPush($0) }
         default: NOOPMetricsHandler.instance
         }
     }
@@ -586,14 +586,9 @@ private final class BroadcastCounter: CounterHandler, @unchecked Sendable {
     func reset() {}
 }
 
-private final class LagTimer: TimerHandler, @unchecked Sendable {
-    init(recorder: LagRecorder) { self.recorder = recorder }
-    let recorder: LagRecorder
-    func recordNanoseconds(_ duration: Int64) { recorder.record(duration) }
-}
-
-private final class PushLagTimer: TimerHandler, @unchecked Sendable {
-    init(recorder: LagRecorder) { self.recorder = recorder }
-    let recorder: LagRecorder
-    func recordNanoseconds(_ duration: Int64) { recorder.recordPush(duration) }
+/// Hands each duration to the recorder's list for its metric.
+private final class RecordingTimer: TimerHandler, @unchecked Sendable {
+    init(_ record: @escaping (Int64) -> Void) { self.record = record }
+    let record: (Int64) -> Void
+    func recordNanoseconds(_ duration: Int64) { record(duration) }
 }
