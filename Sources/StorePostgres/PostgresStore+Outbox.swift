@@ -37,8 +37,9 @@ extension PostgresStore {
         return Set(try await connection.query("""
             UPDATE outbox SET state = 'superseded', outcome = \(QueuedPushRules.supersededReason)
             WHERE id = ANY(\(ids)) AND state = 'pending' AND EXISTS (
-                SELECT 1 FROM outbox newer WHERE newer.target_kind = outbox.target_kind AND newer.target_id = outbox.target_id
-                AND newer.id > outbox.id AND newer.state IN ('pending', 'sending', 'sent'))
+                SELECT 1 FROM outbox_message m JOIN outbox newer ON newer.id = m.id
+                WHERE m.target_kind = outbox.target_kind AND m.target_id = outbox.target_id
+                AND m.id > outbox.id AND newer.state IN ('pending', 'sending', 'sent'))
             RETURNING id
             """, logger: logger).decodeAll(Int64.self))
     }
@@ -57,9 +58,9 @@ extension PostgresStore {
         let nowSeconds = Int(now.timeIntervalSince1970)
         while claimed.count < limit {
             let candidates = try await connection.query("""
-                SELECT \(unescaped: Self.outboxColumns) FROM outbox
-                WHERE state = 'pending' AND id > \(after) AND next_attempt_at <= \(now)
-                ORDER BY id LIMIT \(limit - claimed.count) FOR UPDATE SKIP LOCKED
+                SELECT \(unescaped: Self.outboxColumns) FROM \(unescaped: Self.outboxRows)
+                WHERE o.state = 'pending' AND o.id > \(after) AND o.next_attempt_at <= \(now)
+                ORDER BY o.id LIMIT \(limit - claimed.count) FOR UPDATE OF o SKIP LOCKED
                 """, logger: logger).decodeAll(OutboxColumns.self).map(Self.entry)
             guard let last = candidates.last else { break }
             after = last.id.rawValue

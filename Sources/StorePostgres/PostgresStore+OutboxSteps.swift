@@ -24,22 +24,30 @@ extension PostgresStore {
         for (index, message) in messages.enumerated() { lastIndex[message.target] = index }
         let superseded = messages.indices.map { $0 != lastIndex[messages[$0].target] && messages[$0].supersedable }
         // Arrays hold no NULL here: '' stands for "no adventure", -1 for "no tick".
+        // A push is two rows with one id (v11): its progress and its message.
         try await connection.query("""
-            INSERT INTO outbox (adventure, target_kind, target_id, push_type, topic, priority, expiration, payload, reason,
-                                has_alert, is_end, supersedable, tick, state, outcome, attempts, next_attempt_at, created_at)
-            SELECT NULLIF(adventure, ''), target_kind, target_id, push_type, topic, priority, expiration, payload, reason,
-                   has_alert, is_end, supersedable, NULLIF(tick, -1),
-                   CASE WHEN superseded THEN 'superseded' ELSE 'pending' END,
-                   CASE WHEN superseded THEN \(QueuedPushRules.supersededReason) END, 0, \(now), \(now)
-            FROM UNNEST(\(queued.map { $0.adventure?.rawValue ?? "" })::text[], \(messages.map(\.target.kind.rawValue))::text[],
-                        \(messages.map(\.target.id))::text[], \(messages.map(\.pushType.rawValue))::text[],
-                        \(messages.map(\.topic.rawValue))::text[], \(messages.map(\.priority.rawValue))::int8[],
-                        \(messages.map(\.expiration))::int8[], \(messages.map { ByteBuffer(bytes: $0.payload) })::bytea[],
-                        \(messages.map(\.reason))::text[], \(messages.map(\.hasAlert))::bool[], \(messages.map(\.isEnd))::bool[],
-                        \(messages.map(\.supersedable))::bool[], \(queued.map { $0.tick ?? -1 })::int8[], \(superseded)::bool[])
-                 WITH ORDINALITY AS t(adventure, target_kind, target_id, push_type, topic, priority, expiration, payload, reason,
-                                      has_alert, is_end, supersedable, tick, superseded, position)
-            ORDER BY position
+            WITH t AS MATERIALIZED (
+                SELECT nextval('outbox_id_seq') AS id, u.*
+                FROM UNNEST(\(queued.map { $0.adventure?.rawValue ?? "" })::text[], \(messages.map(\.target.kind.rawValue))::text[],
+                            \(messages.map(\.target.id))::text[], \(messages.map(\.pushType.rawValue))::text[],
+                            \(messages.map(\.topic.rawValue))::text[], \(messages.map(\.priority.rawValue))::int8[],
+                            \(messages.map(\.expiration))::int8[], \(messages.map { ByteBuffer(bytes: $0.payload) })::bytea[],
+                            \(messages.map(\.reason))::text[], \(messages.map(\.hasAlert))::bool[], \(messages.map(\.isEnd))::bool[],
+                            \(messages.map(\.supersedable))::bool[], \(queued.map { $0.tick ?? -1 })::int8[], \(superseded)::bool[])
+                     WITH ORDINALITY AS u(adventure, target_kind, target_id, push_type, topic, priority, expiration, payload, reason,
+                                          has_alert, is_end, supersedable, tick, superseded, position)
+                ORDER BY position
+            ), progress AS (
+                INSERT INTO outbox (id, target_kind, target_id, supersedable, state, outcome, attempts, next_attempt_at)
+                SELECT id, target_kind, target_id, supersedable, CASE WHEN superseded THEN 'superseded' ELSE 'pending' END,
+                       CASE WHEN superseded THEN \(QueuedPushRules.supersededReason) END, 0, \(now)
+                FROM t ORDER BY id
+            )
+            INSERT INTO outbox_message (id, adventure, target_kind, target_id, push_type, topic, priority, expiration, payload, reason,
+                                        has_alert, is_end, tick, created_at)
+            SELECT id, NULLIF(adventure, ''), target_kind, target_id, push_type, topic, priority, expiration, payload, reason,
+                   has_alert, is_end, NULLIF(tick, -1), \(now)
+            FROM t ORDER BY id
             """, logger: logger)
         let leaving = messages.compactMap(Self.leavingMember)
         if !leaving.isEmpty {

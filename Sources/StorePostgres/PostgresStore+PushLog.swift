@@ -15,7 +15,7 @@ extension PostgresStore {
             _ = try await requireAdventure(adventure, lock: "", connection)
             let entries = try await connection.query("""
                 SELECT \(unescaped: Self.pushLogColumns), l.written_by::text, l.id
-                FROM push_log l JOIN outbox o ON o.id = l.outbox
+                FROM push_log l JOIN outbox_message m ON m.id = l.outbox
                 WHERE l.adventure = \(adventure.rawValue)
                   AND (l.written_by, l.id) > (\(String(cursor.batch))::xid8, \(cursor.entry))
                   AND l.written_by < pg_snapshot_xmin(pg_current_snapshot())
@@ -31,8 +31,8 @@ extension PostgresStore {
                                              entry: try Self.pushLogEntry(columns, of: adventure))
                 }
             let waiting = try await connection.query("""
-                SELECT \(unescaped: Self.outboxColumns) FROM outbox
-                WHERE state = 'pending' AND adventure = \(adventure.rawValue) AND attempts > 0 ORDER BY id
+                SELECT \(unescaped: Self.outboxColumns) FROM \(unescaped: Self.outboxRows)
+                WHERE o.state = 'pending' AND m.adventure = \(adventure.rawValue) AND o.attempts > 0 ORDER BY o.id
                 """, logger: logger).decodeAll(OutboxColumns.self).map(Self.entry)
             return PushLogPage(entries: entries, cursor: entries.last?.cursor ?? cursor, waitingForRetry: waiting)
         }
@@ -40,7 +40,7 @@ extension PostgresStore {
 
     static let pushLogColumns = """
         l.outbox, l.target_kind, l.target_id, l.token, l.push_type, l.priority, l.status, l.reason, l.apns_id,
-        l.attempts, l.sent_at, o.tick, o.reason, o.payload
+        l.attempts, l.sent_at, m.tick, m.reason, m.payload
         """
 
     typealias PushLogColumns = (Int64, String, String, String, String, Int, Int?, String?, String?, Int, Date, Int?, String, Data)
@@ -68,16 +68,19 @@ extension PostgresStore {
             _ = try await requireAdventure(adventure, lock: "", connection)
             return try await connection.query("""
                 SELECT \(unescaped: Self.pushLogColumns)
-                FROM push_log l JOIN outbox o ON o.id = l.outbox WHERE l.adventure = \(adventure.rawValue) ORDER BY l.id
+                FROM push_log l JOIN outbox_message m ON m.id = l.outbox WHERE l.adventure = \(adventure.rawValue) ORDER BY l.id
                 """, logger: logger).decodeAll(PushLogColumns.self).map { try Self.pushLogEntry($0, of: adventure) }
         }
     }
 
     // MARK: - Reading rows back
 
+    /// A push is two rows (v11): its message, written once, and its progress.
+    static let outboxRows = "outbox o JOIN outbox_message m ON m.id = o.id"
+
     static let outboxColumns = """
-        id, adventure, target_kind, target_id, push_type, topic, priority, expiration, payload, reason, has_alert, is_end,
-        supersedable, tick, state, outcome, attempts, created_at
+        o.id, m.adventure, m.target_kind, m.target_id, m.push_type, m.topic, m.priority, m.expiration, m.payload, m.reason,
+        m.has_alert, m.is_end, o.supersedable, m.tick, o.state, o.outcome, o.attempts, m.created_at
         """
 
     typealias OutboxColumns = (Int64, String?, String, String, String, String, Int, Int, Data, String, Bool, Bool, Bool, Int?,
@@ -99,7 +102,8 @@ extension PostgresStore {
 
     func outboxEntries(of adventure: AdventureID, _ connection: PostgresConnection) async throws -> [OutboxEntry] {
         try await connection.query("""
-            SELECT \(unescaped: Self.outboxColumns) FROM outbox WHERE adventure = \(adventure.rawValue) ORDER BY id
+            SELECT \(unescaped: Self.outboxColumns) FROM \(unescaped: Self.outboxRows)
+            WHERE m.adventure = \(adventure.rawValue) ORDER BY m.id
             """, logger: logger).decodeAll(OutboxColumns.self).map(Self.entry)
     }
 }

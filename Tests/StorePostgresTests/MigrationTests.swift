@@ -46,4 +46,65 @@ struct PostgresMigrationTests {
             #expect(try await reopened.appliedMigrations().last == "v8-tick-events")
         }
     }
+
+    /// A database from before v11 kept each push in one row of the outbox; v11
+    /// splits it into its message and its progress. Pushes waiting, claimed and
+    /// answered come back as they were, and the next push queued after the
+    /// migration follows them. The database is put back as v10 left it, then reopened.
+    @Test func v11KeepsEveryPushWhole() async throws {
+        let location = try await PostgresTestServer.shared.freshDatabase()
+        let store = try await PostgresStore.open(location)
+        let (id, activity, before) = try await closing(store) {
+            let trio = try await Trio.make(in: store)
+            let adventure = try await trio.startAdventure()
+            let activity = try await trio.registerActivities(for: adventure.id)[0]
+            try await store.playNextTick(of: adventure.id) { _ in [update(activity, tick: 1), update(activity, tick: 1, alert: true)] }
+            let claimed = try await store.claimOutbox(limit: 1)
+            _ = try await store.recordAndClaim([PushResult(try #require(claimed.first), .delivered(apnsID: "a-1"))], limit: 0)
+            try await store.playNextTick(of: adventure.id) { _ in [update(activity, tick: 2)] }
+            let before = try await store.outbox(of: adventure.id)
+            #expect(Set(before.map(\.state)).isSuperset(of: [.sent, .pending]), "\(before.map(\.state))")
+            let logger = Logger(label: "tests.migration")
+            for statement in [
+                """
+                ALTER TABLE outbox ADD COLUMN adventure TEXT REFERENCES adventure(id), ADD COLUMN push_type TEXT,
+                    ADD COLUMN topic TEXT, ADD COLUMN priority INTEGER, ADD COLUMN expiration BIGINT, ADD COLUMN payload BYTEA,
+                    ADD COLUMN reason TEXT, ADD COLUMN has_alert BOOLEAN, ADD COLUMN is_end BOOLEAN, ADD COLUMN tick INTEGER,
+                    ADD COLUMN created_at TIMESTAMPTZ
+                """,
+                """
+                UPDATE outbox SET adventure = m.adventure, push_type = m.push_type, topic = m.topic, priority = m.priority,
+                    expiration = m.expiration, payload = m.payload, reason = m.reason, has_alert = m.has_alert,
+                    is_end = m.is_end, tick = m.tick, created_at = m.created_at
+                FROM outbox_message m WHERE m.id = outbox.id
+                """,
+                "DROP TABLE outbox_message",
+                "DROP INDEX outbox_pending_by_target",
+                "CREATE INDEX outbox_pending_supersedable ON outbox(target_kind, target_id) WHERE state = 'pending' AND supersedable",
+                "CREATE INDEX outbox_by_target ON outbox(target_kind, target_id, id)",
+                "CREATE INDEX outbox_by_adventure ON outbox(adventure, id)",
+                "DELETE FROM schema_migration WHERE name = 'v11-outbox-message'",
+            ] {
+                _ = try await store.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            }
+            return (adventure.id, activity, before)
+        }
+        let reopened = try await PostgresStore.open(location)
+        try await closing(reopened) {
+            #expect(try await reopened.appliedMigrations().last == "v11-outbox-message")
+            #expect(try await reopened.outbox(of: id) == before)
+            #expect(try await reopened.pushLog(of: id).map(\.payload) == before.filter { $0.state == .sent }.map(\.message.payload))
+            try await reopened.playNextTick(of: id) { _ in [update(activity, tick: 3)] }
+            let after = try await reopened.outbox(of: id)
+            #expect(after.count == before.count + 1)
+            for (old, new) in zip(before, after) {
+                // The new push to the same activity supersedes the routine one still waiting.
+                var expected = old
+                if old.state == .pending, old.message.target == .liveActivity(activity) { (expected.state, expected.outcome) = (.superseded, new.outcome) }
+                #expect(new == expected)
+            }
+            #expect(after.last?.tick == 3 && after.last?.state == .pending)
+            #expect(try #require(after.last).id.rawValue > before.map(\.id.rawValue).max()!)
+        }
+    }
 }

@@ -73,11 +73,11 @@ struct PostgresOpeningTests {
         async let second = PostgresStore.open(location)
         let stores = try await [first, second]
         for store in stores {
-            #expect(try await store.appliedMigrations() == ["v1", "v2-node", "v3-leases", "v4-tick-phase", "v5-followers", "v6-push-log-order", "v7-attempts", "v8-tick-events", "v9-one-push-log-index", "v10-console"])
+            #expect(try await store.appliedMigrations() == ["v1", "v2-node", "v3-leases", "v4-tick-phase", "v5-followers", "v6-push-log-order", "v7-attempts", "v8-tick-events", "v9-one-push-log-index", "v10-console", "v11-outbox-message"])
             await store.close()
         }
         let reopened = try await PostgresStore.open(location)
-        #expect(try await reopened.appliedMigrations() == ["v1", "v2-node", "v3-leases", "v4-tick-phase", "v5-followers", "v6-push-log-order", "v7-attempts", "v8-tick-events", "v9-one-push-log-index", "v10-console"])
+        #expect(try await reopened.appliedMigrations() == ["v1", "v2-node", "v3-leases", "v4-tick-phase", "v5-followers", "v6-push-log-order", "v7-attempts", "v8-tick-events", "v9-one-push-log-index", "v10-console", "v11-outbox-message"])
         await reopened.close()
     }
 }
