@@ -39,6 +39,32 @@ import Vocabulary
         }
     }
 
+    /// A tick of a running adventure writes the indexes whose key it moves (when
+    /// the next tick is due) and no other: not the one running adventure per
+    /// party, nor the finished adventures, which SQLite would rewrite if the
+    /// statement set the status, even to the same value. The tick that ends the
+    /// adventure does write them.
+    @Test func aRunningTickWritesOnlyTheAdventureIndexesItMoves() async throws {
+        let store = try ScratchDatabase().open()
+        let (running, ending) = try await store.rawRead { db in
+            let roots = Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: """
+                SELECT rootpage, name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'adventure'
+                """).map { ($0[0] as Int, $0[1] as String) })
+            // The indexes whose entries the statement's program deletes or inserts.
+            func indexesWritten(_ sql: String) throws -> Set<String> {
+                let arguments = StatementArguments(Array(repeating: nil as String?, count: sql.count { $0 == "?" }))
+                let program = try Row.fetchAll(db, sql: "EXPLAIN " + sql, arguments: arguments)
+                var opened: [Int: String] = [:]
+                for step in program where step["opcode"] as String == "OpenWrite" { opened[step["p1"]] = roots[step["p2"] as Int] }
+                return Set(program.filter { ["IdxInsert", "IdxDelete"].contains($0["opcode"] as String) }
+                    .compactMap { opened[$0["p1"] as Int] })
+            }
+            return (try indexesWritten(SQLiteStore.runningTickSQL), try indexesWritten(SQLiteStore.endingTickSQL))
+        }
+        #expect(running == ["adventure_due"])
+        #expect(ending.isSuperset(of: ["adventure_due", "adventure_oneRunningPerParty", "adventure_finished"]), "\(ending)")
+    }
+
     /// The console's pages stay quick however many parties and adventures there
     /// are: a page of the directory is one range of its index, in its order (no
     /// sort of every party), and so are finished adventures and the last hour's answers.
