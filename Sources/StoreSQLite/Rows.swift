@@ -147,8 +147,15 @@ struct CommandRow: Codable, FetchableRecord, PersistableRecord {
     func decodedCommand() throws -> Command { try CommandJSON.decode(command) }
 }
 
-/// Read back for claims, the push log and replay; `SQLiteStore.enqueue` writes rows with a cached statement.
+/// A push as read back for the push log and replay: its progress (`o`, the
+/// outbox) and its message (`m`), selected as `columns`. `SQLiteStore.enqueue`
+/// writes both rows with cached statements.
 struct OutboxRow: Codable, FetchableRecord {
+    static let columns = """
+        o.id, m.adventure, m.targetKind, m.targetID, m.pushType, m.topic, m.priority, m.expiration, m.payload, m.reason,
+        m.hasAlert, m.isEnd, o.supersedable, m.tick, o.state, o.outcome, o.attempts, o.nextAttemptAt, o.claimedAt, m.createdAt
+        """
+
     var id: Int64?
     var adventure: String?
     var targetKind: String

@@ -19,6 +19,7 @@ enum Schema {
         migrator.registerMigration("v9-attempts", migrate: v9Attempts)
         migrator.registerMigration("v10-tick-events", migrate: v10TickEvents)
         migrator.registerMigration("v11-console", migrate: v11Console)
+        migrator.registerMigration("v12-outbox-message", migrate: v12OutboxMessage)
         return migrator
     }
 

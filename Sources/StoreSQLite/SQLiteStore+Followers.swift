@@ -269,7 +269,8 @@ extension SQLiteStore {
                 SELECT c.id, c.adventure, c.language, c.state, c.apnsChannelID, c.storagePolicy, c.ledger, c.note
                 FROM followerChannel c INDEXED BY followerChannel_open JOIN adventure a ON a.id = c.adventure
                 WHERE c.state = 'open' AND a.status != 'running' AND a.endedAt <= ?
-                  AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.targetKind = 'followerChannel' AND o.targetID = c.id
+                  AND NOT EXISTS (SELECT 1 FROM outboxMessage m JOIN outbox o ON o.id = m.id
+                                  WHERE m.targetKind = 'followerChannel' AND m.targetID = c.id
                                   AND (o.state = 'pending' OR o.state = 'sending'))
                 ORDER BY a.endedAt, c.id LIMIT ?
                 """, arguments: [endedBy, limit]).map(Self.followerChannel)

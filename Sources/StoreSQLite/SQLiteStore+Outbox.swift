@@ -55,10 +55,10 @@ extension SQLiteStore {
     /// The next pending pushes by id, through the index of pending rows only, with
     /// the columns a claim needs (`PendingPush`).
     static let nextPendingSQL = """
-        SELECT id, adventure, tick, attempts, targetKind, targetID, pushType, topic, priority, expiration, payload, reason,
-               hasAlert, isEnd, supersedable, createdAt
-        FROM outbox INDEXED BY outbox_pending
-        WHERE state = 'pending' AND id > ? AND nextAttemptAt <= ? ORDER BY id LIMIT ?
+        SELECT o.id, m.adventure, m.tick, o.attempts, m.targetKind, m.targetID, m.pushType, m.topic, m.priority, m.expiration,
+               m.payload, m.reason, m.hasAlert, m.isEnd, o.supersedable, m.createdAt
+        FROM outbox o INDEXED BY outbox_pending JOIN outboxMessage m ON m.id = o.id
+        WHERE o.state = 'pending' AND o.id > ? AND o.nextAttemptAt <= ? ORDER BY o.id LIMIT ?
         """
 
     /// A pending push as a claim reads it: decoded by position, without the
@@ -87,8 +87,8 @@ extension SQLiteStore {
     /// Whether a push to `target` queued after outbox row `id` is waiting, being sent or sent.
     static func hasNewerPush(to target: PushTarget, than id: Int64, _ db: Database) throws -> Bool {
         try Bool.fetchOne(db.cachedStatement(sql: """
-            SELECT 1 FROM outbox WHERE targetKind = ? AND targetID = ? AND id > ?
-            AND state IN ('pending', 'sending', 'sent') LIMIT 1
+            SELECT 1 FROM outboxMessage m JOIN outbox o ON o.id = m.id
+            WHERE m.targetKind = ? AND m.targetID = ? AND m.id > ? AND o.state IN ('pending', 'sending', 'sent') LIMIT 1
             """), arguments: [target.kind.rawValue, target.id, id]) != nil
     }
 

@@ -7,21 +7,25 @@ import Vocabulary
 // The steps that queue and settle pushes, shared by several jobs, each run inside
 // the caller's transaction.
 extension SQLiteStore {
-    /// Inserts one outbox row; it supersedes the pushes still waiting for its target
-    /// that the policy marked supersedable. A leave-channel push (an end to a channel member)
-    /// also marks the member as leaving: their token is kept until that push is
-    /// done with, then dropped. `queuedAt` is the instant as stored (`Date.databaseValue`).
+    /// Queues one push, its progress and its message (v12), one id for both; it
+    /// supersedes the pushes still waiting for its target that the policy marked
+    /// supersedable. A leave-channel push (an end to a channel member) also marks
+    /// the member as leaving: their token is kept until that push is done with,
+    /// then dropped. `queuedAt` is the instant as stored (`Date.databaseValue`).
     static func enqueue(_ message: OutboxMessage, adventure: AdventureID?, tick: Int?, at queuedAt: DatabaseValue,
                         _ db: Database) throws {
         try supersedeWaitingPushes(to: message.target, db)
         try db.cachedStatement(sql: """
-            INSERT INTO outbox (adventure, targetKind, targetID, pushType, topic, priority, expiration, payload, reason,
-                                hasAlert, isEnd, supersedable, tick, state, attempts, nextAttemptAt, createdAt)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?)
+            INSERT INTO outbox (targetKind, targetID, supersedable, state, attempts, nextAttemptAt) VALUES (?, ?, ?, 'pending', 0, ?)
+            """).execute(arguments: [message.target.kind.rawValue, message.target.id, message.supersedable, queuedAt])
+        try db.cachedStatement(sql: """
+            INSERT INTO outboxMessage (id, adventure, targetKind, targetID, pushType, topic, priority, expiration, payload, reason,
+                                       hasAlert, isEnd, tick, createdAt)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
-                adventure?.rawValue, message.target.kind.rawValue, message.target.id, message.pushType.rawValue, message.topic.rawValue,
-                message.priority.rawValue, message.expiration, message.payload, message.reason, message.hasAlert,
-                message.isEnd, message.supersedable, tick, queuedAt, queuedAt,
+                db.lastInsertedRowID, adventure?.rawValue, message.target.kind.rawValue, message.target.id, message.pushType.rawValue,
+                message.topic.rawValue, message.priority.rawValue, message.expiration, message.payload, message.reason,
+                message.hasAlert, message.isEnd, tick, queuedAt,
             ])
         if let member = message.leavingMember {
             try db.execute(sql: "UPDATE channelMember SET status = 'leaving', leftAt = ? WHERE id = ? AND status = 'joined'",

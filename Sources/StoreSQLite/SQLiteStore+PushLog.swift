@@ -24,8 +24,8 @@ extension SQLiteStore {
             _ = try Self.requireAdventure(adventure, db)
             let entries = try Self.pushLogEntries(of: adventure, after: cursor.entry, limit: max(0, limit), db)
             let waiting = try OutboxRow.fetchAll(db.cachedStatement(sql: """
-                SELECT * FROM outbox INDEXED BY outbox_pending
-                WHERE state = 'pending' AND adventure = ? AND attempts > 0 ORDER BY id
+                SELECT \(OutboxRow.columns) FROM outbox o INDEXED BY outbox_pending JOIN outboxMessage m ON m.id = o.id
+                WHERE o.state = 'pending' AND m.adventure = ? AND o.attempts > 0 ORDER BY o.id
                 """), arguments: [adventure.rawValue]).map { try $0.entry() }
             return PushLogPage(entries: entries, cursor: entries.last?.cursor ?? cursor, waitingForRetry: waiting)
         }
@@ -36,8 +36,8 @@ extension SQLiteStore {
     static func pushLogEntries(of adventure: AdventureID, after: Int64, limit: Int,
                                _ db: Database) throws -> [PushLogPage.Entry] {
         try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT pushLog.*, outbox.tick AS decidedTick, outbox.reason AS decision, outbox.payload AS sentPayload
-            FROM pushLog JOIN outbox ON outbox.id = pushLog.outbox
+            SELECT pushLog.*, m.tick AS decidedTick, m.reason AS decision, m.payload AS sentPayload
+            FROM pushLog JOIN outboxMessage m ON m.id = pushLog.outbox
             WHERE pushLog.adventure = ? AND pushLog.id > ? ORDER BY pushLog.id LIMIT ?
             """), arguments: [adventure.rawValue, after, limit]).map { row in
             let log = try PushLogRow(row: row)

@@ -14,7 +14,7 @@ extension SQLiteStore {
                 SELECT * FROM liveActivity WHERE adventure = ? AND heroID IS NOT NULL ORDER BY createdAt, id
                 """, arguments: [adventure.rawValue]).compactMap(\.recipient)
             let events = TickEventsText.texts(try Self.tickEvents(of: adventure, db))
-            let outboxCount = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outbox WHERE adventure = ?",
+            let outboxCount = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM outboxMessage WHERE adventure = ?",
                                                arguments: [adventure.rawValue]) ?? 0
             return AdventureRecord(adventure: stored, commands: try Self.appliedCommands(of: adventure, db), events: events,
                                    outbox: includingOutbox ? try Self.outboxEntries(of: adventure, db) : nil,
@@ -29,8 +29,9 @@ extension SQLiteStore {
     }
 
     static func outboxEntries(of adventure: AdventureID, _ db: Database) throws -> [OutboxEntry] {
-        try OutboxRow.fetchAll(db, sql: "SELECT * FROM outbox WHERE adventure = ? ORDER BY id",
-                               arguments: [adventure.rawValue]).map { try $0.entry() }
+        try OutboxRow.fetchAll(db, sql: """
+            SELECT \(OutboxRow.columns) FROM outboxMessage m JOIN outbox o ON o.id = m.id WHERE m.adventure = ? ORDER BY m.id
+            """, arguments: [adventure.rawValue]).map { try $0.entry() }
     }
 
     static func eventLog(of adventure: AdventureID, _ db: Database) throws -> [LoggedEvent] {

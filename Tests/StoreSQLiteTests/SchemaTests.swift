@@ -11,7 +11,7 @@ import Vocabulary
     @Test func aNewFileGetsEveryMigrationWithWALAndForeignKeys() async throws {
         let scratch = try ScratchDatabase()
         let store = try scratch.open()
-        #expect(try await store.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable", "v5-claimant", "v6-checks-as-comparisons", "v7-tick-phase", "v8-followers", "v9-attempts", "v10-tick-events", "v11-console"])
+        #expect(try await store.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable", "v5-claimant", "v6-checks-as-comparisons", "v7-tick-phase", "v8-followers", "v9-attempts", "v10-tick-events", "v11-console", "v12-outbox-message"])
         #expect(FileManager.default.fileExists(atPath: scratch.path))
         let (journal, foreignKeys, pageSize) = try await store.rawRead { db in
             (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Bool.fetchOne(db, sql: "PRAGMA foreign_keys"),
@@ -38,7 +38,7 @@ import Vocabulary
             partyID = trio.party.id
         }
         let reopened = try scratch.open()
-        #expect(try await reopened.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable", "v5-claimant", "v6-checks-as-comparisons", "v7-tick-phase", "v8-followers", "v9-attempts", "v10-tick-events", "v11-console"])
+        #expect(try await reopened.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable", "v5-claimant", "v6-checks-as-comparisons", "v7-tick-phase", "v8-followers", "v9-attempts", "v10-tick-events", "v11-console", "v12-outbox-message"])
         let player = try #require(try await reopened.player(authenticatedBy: key))
         #expect(player.name == "Bao")
         #expect(try await reopened.members(of: try #require(partyID)).count == 3)
@@ -63,7 +63,7 @@ import Vocabulary
             }
         }
         let store = try scratch.open()
-        #expect(try await store.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable", "v5-claimant", "v6-checks-as-comparisons", "v7-tick-phase", "v8-followers", "v9-attempts", "v10-tick-events", "v11-console"])
+        #expect(try await store.appliedMigrations() == ["v1", "v2-push-to-talk", "v3-pending-outbox", "v4-supersedable", "v5-claimant", "v6-checks-as-comparisons", "v7-tick-phase", "v8-followers", "v9-attempts", "v10-tick-events", "v11-console", "v12-outbox-message"])
         #expect(try await store.party("party-1").name == "Old party")
         #expect(try await store.rawRead { try Int.fetchOne($0, sql: "PRAGMA page_size") } == 4096,
                 "an existing file keeps its pages")
@@ -93,14 +93,13 @@ import Vocabulary
             }
         }
         let store = try scratch.open()
-        // A push and a channel member, written after v6 with allowed values.
+        // A push and a channel member, written after v6 with allowed values (a push
+        // is two rows since v12: its progress and its message).
         try await store.rawWrite { db in
-            try db.execute(sql: """
-                INSERT INTO outbox (targetKind, targetID, pushType, topic, priority, expiration, payload, reason, hasAlert,
-                                    isEnd, state, attempts, nextAttemptAt, createdAt)
-                VALUES ('liveActivity', 'a', 'liveactivity', 't', 5, 0, x'7b7d', 'r', 0, 0, 'pending', 0,
-                        '2025-01-01 00:00:00.000', '2025-01-01 00:00:00.000')
-                """)
+            try SQLiteStore.enqueue(OutboxMessage(target: .liveActivity("a"), pushType: .liveactivity, topic: "t", priority: .low,
+                                                  expiration: 0, payload: Data("{}".utf8), reason: "r", hasAlert: false,
+                                                  isEnd: false, supersedable: false),
+                                    adventure: nil, tick: nil, at: Date().databaseValue, db)
         }
         let party = try #require(try await store.rawRead { try String.fetchOne($0, sql: "SELECT id FROM party") })
         let player = try #require(try await store.rawRead { try String.fetchOne($0, sql: "SELECT id FROM player") })
@@ -110,11 +109,13 @@ import Vocabulary
             "UPDATE adventure SET status = ? WHERE id = ?",
             "UPDATE liveActivity SET status = ? WHERE id = ?",
             "UPDATE channelMember SET status = ? WHERE id = ?",
-            "UPDATE outbox SET state = ?, priority = ?, targetKind = ? WHERE id = ?",
+            "UPDATE outbox SET state = ?, targetKind = ? WHERE id = ?",
+            "UPDATE outboxMessage SET priority = ?, targetKind = ? WHERE id = ?",
+            "INSERT INTO outbox (targetKind, targetID, supersedable, state, attempts, nextAttemptAt) VALUES (?, 'a', 0, ?, 0, ?)",
             """
-            INSERT INTO outbox (targetKind, targetID, pushType, topic, priority, expiration, payload, reason, hasAlert, isEnd,
-                                state, attempts, nextAttemptAt, createdAt)
-            VALUES (?, 'a', 'liveactivity', 't', ?, 0, x'7b7d', 'r', 0, 0, ?, 0, '2025-01-01 00:00:00.000', '2025-01-01 00:00:00.000')
+            INSERT INTO outboxMessage (id, targetKind, targetID, pushType, topic, priority, expiration, payload, reason, hasAlert,
+                                       isEnd, createdAt)
+            VALUES (?, ?, 'a', 'liveactivity', 't', ?, 0, x'7b7d', 'r', 0, 0, '2025-01-01 00:00:00.000')
             """,
         ]
         // On the writer: SQLite leaves constraint checks out of a read-only connection's programs.
@@ -125,14 +126,15 @@ import Vocabulary
                     .filter { ($0["opcode"] as String) == "OpenEphemeral" }.count
             }
         }
-        #expect(temporaryTables == [0, 0, 0, 0, 0])
+        #expect(temporaryTables == [0, 0, 0, 0, 0, 0, 0])
 
         let refused: [(String, StatementArguments)] = [
             ("UPDATE adventure SET status = ?", ["paused"]),
             ("UPDATE liveActivity SET status = ?", ["asleep"]),
             ("UPDATE outbox SET state = ?", ["lost"]),
-            ("UPDATE outbox SET priority = ?", [7]),
             ("UPDATE outbox SET targetKind = ?", ["email"]),
+            ("UPDATE outboxMessage SET priority = ?", [7]),
+            ("UPDATE outboxMessage SET targetKind = ?", ["email"]),
         ]
         for (sql, arguments) in refused {
             await #expect(throws: DatabaseError.self, "\(sql) \(arguments)") {
@@ -144,7 +146,8 @@ import Vocabulary
         }
         // What was allowed still is, and the rows written before v6 are all there.
         try await store.rawWrite { db in
-            try db.execute(sql: "UPDATE outbox SET priority = 10, state = 'dropped', targetKind = 'pushToTalk'")
+            try db.execute(sql: "UPDATE outbox SET state = 'dropped', targetKind = 'pushToTalk'")
+            try db.execute(sql: "UPDATE outboxMessage SET priority = 10, targetKind = 'pushToTalk'")
             try db.execute(sql: "UPDATE channelMember SET status = 'leaving'")
         }
         #expect(try await store.rawRead { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM adventure JOIN liveActivity") } == 1)
@@ -176,10 +179,16 @@ import Vocabulary
             }
             adventure = try await store.adventure(id)
             let activities = try await trio.registerActivities(for: id)
-            // A tick's pushes as v7 queued them (a tick itself now writes v10's table of events).
+            // A tick's pushes as v7 queued them (a tick itself now writes v10's table of
+            // events, and a push v12's two rows).
             try await store.rawWrite { db in
                 for activity in activities {
-                    try SQLiteStore.enqueue(update(activity, tick: 1), adventure: id, tick: 1, at: Date().databaseValue, db)
+                    try db.execute(sql: """
+                        INSERT INTO outbox (adventure, targetKind, targetID, pushType, topic, priority, expiration, payload, reason,
+                                            hasAlert, isEnd, supersedable, tick, state, attempts, nextAttemptAt, createdAt)
+                        VALUES (?, 'liveActivity', ?, 'liveactivity', 't', 5, 4000000000, x'7b7d', 'routine', 0, 0, 1, 1,
+                                'pending', 0, '2025-01-01 00:00:00.000', '2025-01-01 00:00:00.000')
+                        """, arguments: [id.rawValue, activity.rawValue])
                 }
             }
             await #expect(throws: DatabaseError.self) {
@@ -193,12 +202,16 @@ import Vocabulary
         #expect(try await store.adventure(id).followCode == nil)
         try await store.rawWrite { db in
             try db.execute(sql: "UPDATE outbox SET targetKind = 'followerChannel' WHERE id = (SELECT MIN(id) FROM outbox)")
+            try db.execute(sql: "UPDATE outboxMessage SET targetKind = 'followerChannel' WHERE id = (SELECT MIN(id) FROM outbox)")
             try db.execute(sql: "UPDATE liveActivity SET heroID = NULL WHERE rowid = (SELECT MIN(rowid) FROM liveActivity)")
         }
         #expect(try await store.recipients(of: id).count == 2, "a heroless activity is a follower's")
         #expect(try await store.tickInputs(of: id).followers.activities.count == 1)
         await #expect(throws: DatabaseError.self) {
             try await store.rawWrite { db in try db.execute(sql: "UPDATE outbox SET targetKind = 'email'") }
+        }
+        await #expect(throws: DatabaseError.self) {
+            try await store.rawWrite { db in try db.execute(sql: "UPDATE outboxMessage SET targetKind = 'email'") }
         }
         await #expect(throws: DatabaseError.self) {
             try await store.rawWrite { db in try db.execute(sql: "UPDATE liveActivity SET player = NULL") }

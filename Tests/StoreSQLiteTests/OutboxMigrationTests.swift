@@ -1,0 +1,74 @@
+import Foundation
+import GRDB
+import Store
+@testable import StoreSQLite
+import StoreTestSupport
+import Testing
+import Vocabulary
+
+/// v12 splits each push into its message and its progress, making the outbox
+/// again under its name. A file from before comes through whole.
+@Suite struct OutboxMigrationTests {
+    /// Pushes as v11 stored them (waiting, being sent, answered with an entry in the
+    /// push log, superseded), the outbox's numbering past its last row (a row was
+    /// deleted): every push reads back as it was, the push log still finds what it
+    /// sent, and the next push queued is numbered after all of them.
+    @Test func v12KeepsEveryPushWholeAndTheNumbering() async throws {
+        let scratch = try ScratchDatabase()
+        let id: AdventureID, activity: ActivityID
+        let rows: [(state: String, attempts: Int, outcome: String?, claimedBy: String?, tick: Int, alert: Bool)] = [
+            ("sent", 1, nil, "old", 1, true), ("superseded", 0, "a newer push", nil, 1, false),
+            ("sending", 1, nil, "old", 2, false), ("pending", 0, nil, nil, 3, false),
+        ]
+        do {
+            let store = try scratch.open(upTo: "v11-console")
+            let trio = try await Trio.make(in: store)
+            id = try await trio.startAdventure().id
+            activity = try await trio.registerActivities(for: id)[0]
+            try await store.rawWrite { db in
+                for (index, row) in (rows + [("dropped", 0, "gone", nil, 3, false)]).enumerated() {
+                    try db.execute(sql: """
+                        INSERT INTO outbox (adventure, targetKind, targetID, pushType, topic, priority, expiration, payload, reason,
+                                            hasAlert, isEnd, supersedable, tick, state, outcome, attempts, nextAttemptAt,
+                                            claimedAt, claimedBy, createdAt)
+                        VALUES (?, 'liveActivity', ?, 'liveactivity', 'app.topic', ?, 4000000000, ?, ?, ?, 0, ?, ?, ?, ?, ?,
+                                '2025-01-01 00:00:00.000', NULL, ?, ?)
+                        """, arguments: [id.rawValue, activity.rawValue, row.alert ? 10 : 5, Data("{\"push\":\(index)}".utf8),
+                                         row.alert ? "alert" : "routine", row.alert, !row.alert, row.tick, row.state, row.outcome,
+                                         row.attempts, row.claimedBy, "2025-01-01 00:00:0\(index).000"])
+                }
+                try db.execute(sql: """
+                    INSERT INTO pushLog (outbox, adventure, targetKind, targetID, token, pushType, priority, status, reason, apnsID,
+                                         attempts, sentAt)
+                    VALUES ((SELECT MIN(id) FROM outbox), ?, 'liveActivity', ?, ?, 'liveactivity', 10, 200, NULL, 'apns-1', 1,
+                            '2025-01-01 00:00:05.000')
+                    """, arguments: [id.rawValue, activity.rawValue, Tokens.make(0).hex])
+                try db.execute(sql: "DELETE FROM outbox WHERE id = (SELECT MAX(id) FROM outbox)")
+            }
+        }
+        let store = try scratch.open()
+        let outbox = try await store.outbox(of: id)
+        #expect(outbox.map(\.state.rawValue) == rows.map(\.state))
+        #expect(outbox.map(\.attempts) == rows.map(\.attempts))
+        #expect(outbox.map(\.outcome) == rows.map(\.outcome))
+        #expect(outbox.map(\.tick) == rows.map(\.tick))
+        #expect(outbox.map(\.message.payload) == rows.indices.map { Data("{\"push\":\($0)}".utf8) })
+        #expect(outbox.map(\.message.priority) == rows.map { $0.alert ? .high : .low })
+        #expect(outbox.map(\.message.supersedable) == rows.map { !$0.alert })
+        #expect(outbox.map(\.message.topic.rawValue) == Array(repeating: "app.topic", count: rows.count))
+        #expect(outbox.map(\.createdAt.timeIntervalSince1970) == rows.indices.map { 1_735_689_600 + Double($0) })
+        let log = try await store.pushLog(of: id)
+        #expect(log.map(\.payload) == [Data("{\"push\":0}".utf8)])
+        #expect(log.map(\.decision) == ["alert"])
+        // The push left being sent by a stopped process goes back to waiting, as before.
+        #expect(try await store.recoverInterruptedSends() == 1)
+
+        try await store.playNextTick(of: id) { _ in [update(activity, tick: 4)] }
+        let after = try await store.outbox(of: id)
+        #expect(after.count == rows.count + 1)
+        #expect(try #require(after.last).id.rawValue == outbox.map(\.id.rawValue).max()! + 2, "numbered after the deleted row")
+        #expect(after.dropLast().filter { $0.state == .pending }.isEmpty, "the new push supersedes those waiting")
+        #expect(try await store.rawRead { try Row.fetchAll($0, sql: "PRAGMA foreign_key_check").count } == 0)
+        #expect(try await store.rawRead { try String.fetchOne($0, sql: "PRAGMA integrity_check") } == "ok")
+    }
+}
