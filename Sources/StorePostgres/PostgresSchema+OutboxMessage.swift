@@ -5,7 +5,7 @@ extension PostgresSchema {
     /// answered. Each of those changes writes a whole new row version and an entry
     /// in each of the table's indexes (never a HOT update: `state` is in the
     /// partial indexes' predicates), so the ~700-byte row written three times per
-    /// push is now ~150 bytes written three times and the message once, and the
+    /// push is now a small row written three times and the message once, and the
     /// indexes by adventure and by target, on the message, take one entry per push
     /// instead of one per version. The target is in both: `outbox` needs it for
     /// its index of pending pushes (superseded by a newer one, dropped with their
