@@ -11,7 +11,7 @@ extension PostgresStore {
                                at now: Date) async throws -> StoredAdventure {
         try StoredValueLimits.checkNewAdventure(setup: setup, state: state, startedAt: startedAt, contentVersion: contentVersion)
         let roster = try RosterJSON.text(of: setup.party)
-        return try await transaction { connection in
+        return try await transaction { [self] connection in
             // One running adventure per party is held by the partial unique index
             // `adventure_one_running_per_party`: of two starts at once, the second
             // insert waits for the first and is refused. The read below only words
@@ -40,7 +40,7 @@ extension PostgresStore {
     }
 
     public func adventure(_ id: AdventureID) async throws -> StoredAdventure {
-        try await transaction { connection in try await requireAdventure(id, lock: "", connection) }
+        try await transaction { [self] connection in try await requireAdventure(id, lock: "", connection) }
     }
 
     public func runningAdventures() async throws -> [StoredAdventure] {
@@ -48,13 +48,13 @@ extension PostgresStore {
     }
 
     public func adventures(of party: PartyID) async throws -> [StoredAdventure] {
-        try await transaction { connection in _ = try await requireParty(party, connection) }
+        try await transaction { [self] connection in _ = try await requireParty(party, connection) }
         return try await adventures(where: "party = $1 ORDER BY started_at DESC, id", binding: party.rawValue)
     }
 
     public func enqueueCommand(_ command: Command, for adventure: AdventureID, receivedAt now: Date) async throws -> QueuedCommand {
         let json = try CommandJSON.encode(command)
-        return try await transaction { connection in
+        return try await transaction { [self] connection in
             // FOR SHARE: a tick storing this adventure's end waits, so no command
             // slips in behind the end; commands may still arrive together.
             let stored = try await requireAdventure(adventure, lock: "FOR SHARE", connection)
@@ -65,7 +65,7 @@ extension PostgresStore {
 
     public func endAdventureRequested(_ adventure: AdventureID, at now: Date) async throws -> QueuedCommand {
         let json = try CommandJSON.encode(.endAdventure)
-        return try await transaction { connection in
+        return try await transaction { [self] connection in
             // FOR UPDATE: two game masters ending at once take turns on the
             // adventure's row, and the second finds the first's end queued: it is
             // queued (and so applied) once.
@@ -84,14 +84,14 @@ extension PostgresStore {
     }
 
     public func events(of adventure: AdventureID) async throws -> [LoggedEvent] {
-        try await transaction { connection in
+        try await transaction { [self] connection in
             _ = try await requireAdventure(adventure, lock: "", connection)
             return try TickEventsText.decoded(try await tickEvents(of: adventure, connection))
         }
     }
 
     public func commands(of adventure: AdventureID) async throws -> [ScheduledCommand] {
-        try await transaction { connection in
+        try await transaction { [self] connection in
             _ = try await requireAdventure(adventure, lock: "", connection)
             return try await connection.query("""
                 SELECT tick, command FROM command WHERE adventure = \(adventure.rawValue) AND tick IS NOT NULL ORDER BY tick, id

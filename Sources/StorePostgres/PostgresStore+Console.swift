@@ -6,7 +6,7 @@ extension PostgresStore {
     public func openConsoleSession(_ session: ConsoleSession, client: String, at now: Date) async throws {
         let entry = NewConsoleAuditEntry(action: .signIn, session: session.reference, client: client, detail: "")
         let second = ConsoleRules.second(now)
-        try await transaction { connection in
+        try await transaction { [self] connection in
             try await connection.query("DELETE FROM console_session WHERE expires_at <= \(second)", logger: logger)
             try await connection.query("""
                 INSERT INTO console_session (secret_hash, reference, csrf_token, created_at, expires_at)
@@ -26,7 +26,7 @@ extension PostgresStore {
 
     public func closeConsoleSession(secretHash: Data, client: String, at now: Date) async throws -> Bool {
         let second = ConsoleRules.second(now)
-        return try await transaction { connection in
+        return try await transaction { [self] connection in
             guard let reference = try await connection.query("""
                 DELETE FROM console_session WHERE secret_hash = \(secretHash) RETURNING reference
                 """, logger: logger).decodeFirst(String.self) else { return false }
@@ -38,7 +38,7 @@ extension PostgresStore {
 
     public func recordConsoleAudit(_ entry: NewConsoleAuditEntry, at now: Date) async throws {
         let second = ConsoleRules.second(now)
-        try await transaction { connection in try await insertAudit(entry, at: second, connection) }
+        try await transaction { [self] connection in try await insertAudit(entry, at: second, connection) }
     }
 
     public func consoleAudit(before: Int64?, limit: Int) async throws -> [ConsoleAuditEntry] {

@@ -52,7 +52,7 @@ extension PostgresStore {
     }
 
     public func deliveryHealth(since: Date) async throws -> DeliveryHealthReading {
-        try await transaction { connection in
+        try await transaction { [self] connection in
             let answers = try await connection.query("""
                 SELECT status, reason, count(*)::bigint FROM push_log WHERE sent_at >= \(since)
                 GROUP BY status, reason ORDER BY count(*) DESC, status, reason
@@ -77,7 +77,7 @@ extension PostgresStore {
 
     public func consolePlayers(_ players: [PlayerID]) async throws -> [ConsolePlayer] {
         let ids = players.map(\.rawValue)
-        return try await transaction { connection in
+        return try await transaction { [self] connection in
             let names = Dictionary(try await connection.query("SELECT id, name FROM player WHERE id = ANY(\(ids)::text[])",
                                                               logger: logger).decodeAll((String, String).self),
                                    uniquingKeysWith: { first, _ in first })
@@ -107,7 +107,7 @@ extension PostgresStore {
     }
 
     public func consoleWalkieTalkie(of party: PartyID) async throws -> ConsoleWalkieTalkie? {
-        try await transaction { connection in
+        try await transaction { [self] connection in
             guard let (id, createdAt, closedAt) = try await connection.query("""
                 SELECT id, created_at, closed_at FROM channel WHERE party = \(party.rawValue)
                 """, logger: logger).decodeFirst((String, Date, Date?).self) else { return nil }

@@ -7,14 +7,14 @@ import Vocabulary
 extension PostgresStore {
     public func recordAndClaim(_ results: [PushResult], limit: Int,
                                now: Date) async throws -> (refusals: [StoreError?], claimed: [ClaimedPush]) {
-        try await transaction { connection in
+        try await transaction { [self] connection in
             (try await record(results, at: now, connection), try await claim(limit: limit, now: now, connection))
         }
     }
 
     public func record(_ results: [PushResult], at now: Date) async throws -> [StoreError?] {
         guard !results.isEmpty else { return [] }
-        return try await transaction { connection in try await record(results, at: now, connection) }
+        return try await transaction { [self] connection in try await record(results, at: now, connection) }
     }
 
     /// Records APNs' answers in a fixed number of statements (one more per token

@@ -26,7 +26,7 @@ extension PostgresStore {
         if case .pushToStart(let device, _) = request.how {
             try StoredValueLimits.checkDeviceID(device)
         }
-        return try await transaction { connection in
+        return try await transaction { [self] connection in
             // FOR UPDATE for a follow per token: those of one adventure take turns, so
             // the count of such followers cannot be overtaken. FOR SHARE otherwise: the
             // adventure cannot end before the follow commits.
@@ -182,7 +182,7 @@ extension PostgresStore {
     }
 
     public func unfollow(_ adventure: AdventureID, player: PlayerID, at now: Date) async throws {
-        try await transaction { connection in
+        try await transaction { [self] connection in
             _ = try await requireAdventure(adventure, lock: "", connection)
             let left = try await connection.query("""
                 UPDATE follower SET status = 'left', left_at = \(now)
@@ -207,7 +207,7 @@ extension PostgresStore {
     }
 
     public func followers(of adventure: AdventureID) async throws -> [Follower] {
-        try await snapshot { connection in
+        try await snapshot { [self] connection in
             _ = try await requireAdventure(adventure, lock: "", connection)
             return try await connection.query("""
                 SELECT \(unescaped: Self.followerColumns) FROM follower
@@ -227,7 +227,7 @@ extension PostgresStore {
     }
 
     public func followerChannels(of adventure: AdventureID) async throws -> [FollowerChannel] {
-        try await snapshot { connection in
+        try await snapshot { [self] connection in
             _ = try await requireAdventure(adventure, lock: "", connection)
             return try await connection.query("""
                 SELECT \(unescaped: Self.storedChannelColumns) FROM follower_channel
@@ -240,7 +240,7 @@ extension PostgresStore {
 
     public func takeChannelCreations(limit: Int, channelLimit: Int, at now: Date) async throws -> [ChannelCreation] {
         guard limit > 0 else { return [] }
-        return try await transaction { connection in
+        return try await transaction { [self] connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.channelLimitLock))", logger: logger)
             // SKIP LOCKED: a channel a follow is claiming at this moment is passed over.
             let candidates = try await connection.query("""
@@ -281,7 +281,7 @@ extension PostgresStore {
 
     public func channelCreated(_ creation: ChannelCreation, as apnsID: BroadcastChannelID, at now: Date) async throws -> FollowerChannel {
         try FollowerRules.checkMadeChannel(apnsID)
-        return try await transaction { connection in
+        return try await transaction { [self] connection in
             // Only while this claim holds: one taken over (this node was taken for
             // stopped) has another maker now, and this channel is the caller's to delete.
             guard let row = try await connection.query("""
@@ -311,7 +311,7 @@ extension PostgresStore {
     }
 
     public func channelsToDelete(endedBy: Int, limit: Int, at now: Date) async throws -> [FollowerChannel] {
-        try await transaction { connection in
+        try await transaction { [self] connection in
             // Never made, and now never needed. A claim of a node that stopped may
             // have made one on APNs: no node knows its id, so the sweep deletes it.
             try await connection.query("""
@@ -340,7 +340,7 @@ extension PostgresStore {
     }
 
     public func knownChannels() async throws -> KnownChannels {
-        try await snapshot { connection in
+        try await snapshot { [self] connection in
             let open = try await connection.query("SELECT apns_channel_id FROM follower_channel WHERE state = 'open'",
                                                   logger: logger).decodeAll(String.self)
             let creating = try await connection.query("SELECT COUNT(*) FROM follower_channel WHERE state = 'creating'",

@@ -17,7 +17,7 @@ extension PostgresStore {
     /// nothing), and reads what this node holds. Then, if it holds more than its
     /// fair share (another node has joined), gives the excess up for others to take.
     public func renewLeases() async throws -> HeldAdventures {
-        try await transaction { connection in
+        try await transaction { [self] connection in
             var held = try await connection.query("""
                 WITH renewed AS (
                     UPDATE adventure SET lease_until = now() + make_interval(secs => greatest(\(leaseSeconds), 2 * tick_interval))
@@ -50,7 +50,7 @@ extension PostgresStore {
     /// `FOR UPDATE SKIP LOCKED`: of nodes taking at once, each adventure goes to
     /// one; the rows another node is taking are passed over, not waited for.
     func takeLeases(dueBy second: Int) async throws {
-        try await transaction { connection in
+        try await transaction { [self] connection in
             let held = try await connection.query("""
                 SELECT COUNT(*) FROM adventure WHERE status = 'running' AND lease_holder = \(node) AND lease_until > now()
                 """, logger: logger).decodeOne(Int.self)

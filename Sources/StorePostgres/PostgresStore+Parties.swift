@@ -8,7 +8,7 @@ extension PostgresStore {
     public func createParty(name: String, by player: PlayerID, hero: HeroID, at now: Date) async throws -> Party {
         let name = try StoredValueLimits.checkedName(name)
         let id = PartyID.random()
-        return try await transaction { connection in
+        return try await transaction { [self] connection in
             try await requirePlayer(player, lock: "FOR SHARE", connection)
             try PlayerRules.checkPicked(hero, isPicked: try await hasPicked(hero, by: player, connection))
             // 32^8 codes: a collision is rare; the unique column refuses one, so
@@ -34,7 +34,7 @@ extension PostgresStore {
 
     public func joinParty(inviteCode typed: String, player: PlayerID, hero: HeroID, at now: Date) async throws -> PartyMembership {
         guard let code = InviteCode(typed: typed) else { throw StoreError.unknownInviteCode(typed) }
-        return try await transaction { connection in
+        return try await transaction { [self] connection in
             // The party's row lock (FOR UPDATE): joins to one party run one after
             // another, each counting the members the one before left, so a party is
             // never above six however many join at once. The player's row FOR SHARE
@@ -67,7 +67,7 @@ extension PostgresStore {
 
     public func leaveParty(_ party: PartyID, player: PlayerID, at now: Date,
                            leaveChannelPush: @escaping @Sendable (ChannelMember) -> OutboxMessage?) async throws {
-        try await transaction { connection in
+        try await transaction { [self] connection in
             _ = try await requireParty(party, connection)
             let left = try await connection.query("""
                 DELETE FROM membership WHERE party = \(party.rawValue) AND player = \(player.rawValue) RETURNING player
@@ -78,11 +78,11 @@ extension PostgresStore {
     }
 
     public func party(_ id: PartyID) async throws -> Party {
-        try await transaction { connection in try await requireParty(id, connection) }
+        try await transaction { [self] connection in try await requireParty(id, connection) }
     }
 
     public func members(of party: PartyID) async throws -> [PartyMembership] {
-        try await transaction { connection in
+        try await transaction { [self] connection in
             _ = try await requireParty(party, connection)
             return try await connection.query("""
                 SELECT player, hero_id, joined_at FROM membership WHERE party = \(party.rawValue) ORDER BY joined_at, joined_order
@@ -93,7 +93,7 @@ extension PostgresStore {
     }
 
     public func parties(of player: PlayerID) async throws -> [Party] {
-        try await transaction { connection in
+        try await transaction { [self] connection in
             let ids = try await connection.query("""
                 SELECT party.id FROM party JOIN membership ON membership.party = party.id
                 WHERE membership.player = \(player.rawValue) ORDER BY party.created_at, party.id

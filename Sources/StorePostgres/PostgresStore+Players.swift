@@ -10,7 +10,7 @@ extension PostgresStore {
         let apiKey = APIKey.generate()
         let id = UUID().uuidString.lowercased()
         let hash = APIKey.hash(apiKey)
-        let createdAt = try await transaction { connection in
+        let createdAt = try await transaction { [self] connection in
             try await connection.query("""
                 INSERT INTO player (id, name, api_key_hash, created_at) VALUES (\(id), \(name), \(hash), \(now))
                 RETURNING created_at
@@ -32,7 +32,7 @@ extension PostgresStore {
 
     public func pickHeroes(_ heroes: [HeroID], for player: PlayerID) async throws -> [HeroID] {
         let chosen = try PlayerRules.heroPick(heroes)
-        return try await transaction { connection in
+        return try await transaction { [self] connection in
             // The player's row lock: a join that checks this player's heroes waits
             // (it takes the row FOR SHARE), so no hero is dropped while it joins with it.
             try await requirePlayer(player, lock: "FOR UPDATE", connection)
@@ -49,7 +49,7 @@ extension PostgresStore {
     }
 
     public func heroes(of player: PlayerID) async throws -> [HeroID] {
-        try await transaction { connection in
+        try await transaction { [self] connection in
             try await requirePlayer(player, lock: "", connection)
             return try await connection.query("""
                 SELECT hero_id FROM player_hero WHERE player = \(player.rawValue) ORDER BY hero_id
@@ -69,30 +69,48 @@ extension PostgresStore {
 
 extension PostgresRowSequence {
     func decodeAll<T: PostgresDecodable & Sendable>(_ type: T.Type) async throws -> [T] {
-        var values: [T] = []
-        for try await value in decode(T.self) { values.append(value) }
-        return values
+        try await collect().decodeAll(T.self)
     }
 
     func decodeAll<each Column: PostgresDecodable>(_ types: (repeat each Column).Type) async throws -> [(repeat each Column)] {
-        var values: [(repeat each Column)] = []
-        for try await row in self { values.append(try row.decode((repeat each Column).self)) }
-        return values
+        try await collect().decodeAll((repeat each Column).self)
     }
 
     func decodeFirst<T: PostgresDecodable & Sendable>(_ type: T.Type) async throws -> T? {
-        for try await value in decode(T.self) { return value }
-        return nil
+        try await collect().decodeFirst(T.self)
     }
 
     func decodeFirst<each Column: PostgresDecodable>(_ types: (repeat each Column).Type) async throws -> (repeat each Column)? {
-        for try await row in self { return try row.decode((repeat each Column).self) }
-        return nil
+        try await collect().decodeFirst((repeat each Column).self)
     }
 
     /// The one row a statement such as `INSERT … RETURNING` gives.
     func decodeOne<T: PostgresDecodable & Sendable>(_ type: T.Type) async throws -> T {
-        guard let value = try await decodeFirst(T.self) else { throw StoreError.corrupt("a statement returned no row") }
+        try await collect().decodeOne(T.self)
+    }
+}
+
+extension [PostgresRow] {
+    func decodeAll<T: PostgresDecodable & Sendable>(_ type: T.Type) throws -> [T] {
+        try map { try $0.decode(T.self) }
+    }
+
+    func decodeAll<each Column: PostgresDecodable>(_ types: (repeat each Column).Type) throws -> [(repeat each Column)] {
+        try map { try $0.decode((repeat each Column).self) }
+    }
+
+    func decodeFirst<T: PostgresDecodable & Sendable>(_ type: T.Type) throws -> T? {
+        try first.map { try $0.decode(T.self) }
+    }
+
+    func decodeFirst<each Column: PostgresDecodable>(_ types: (repeat each Column).Type) throws -> (repeat each Column)? {
+        guard let row = first else { return nil }
+        return try row.decode((repeat each Column).self)
+    }
+
+    /// The one row a statement such as `INSERT … RETURNING` gives.
+    func decodeOne<T: PostgresDecodable & Sendable>(_ type: T.Type) throws -> T {
+        guard let value = try decodeFirst(T.self) else { throw StoreError.corrupt("a statement returned no row") }
         return value
     }
 }

@@ -11,7 +11,7 @@ extension PostgresStore {
     /// the cursor. An entry written by a transaction still open waits, with those
     /// after it, for a later read. The cursor's `batch` is a transaction id.
     public func pushLog(of adventure: AdventureID, after cursor: PushLogCursor, limit: Int) async throws -> PushLogPage {
-        try await snapshot { connection in
+        try await snapshot { [self] connection in
             _ = try await requireAdventure(adventure, lock: "", connection)
             let entries = try await connection.query("""
                 SELECT \(unescaped: Self.pushLogColumns), l.written_by::text, l.id
@@ -57,14 +57,14 @@ extension PostgresStore {
     }
 
     public func outbox(of adventure: AdventureID) async throws -> [OutboxEntry] {
-        try await snapshot { connection in
+        try await snapshot { [self] connection in
             _ = try await requireAdventure(adventure, lock: "", connection)
             return try await outboxEntries(of: adventure, connection)
         }
     }
 
     public func pushLog(of adventure: AdventureID) async throws -> [PushLogEntry] {
-        try await snapshot { connection in
+        try await snapshot { [self] connection in
             _ = try await requireAdventure(adventure, lock: "", connection)
             return try await connection.query("""
                 SELECT \(unescaped: Self.pushLogColumns)

@@ -7,7 +7,7 @@ import Vocabulary
 
 extension PostgresStore {
     public func record(of adventure: AdventureID, includingOutbox: Bool) async throws -> AdventureRecord {
-        try await snapshot { connection in
+        try await snapshot { [self] connection in
             let stored = try await requireAdventure(adventure, lock: "", connection)
             // The members' activities: a follower's has no hero and no part in the game.
             let activities = try await connection.query("""

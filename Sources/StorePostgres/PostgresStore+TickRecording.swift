@@ -35,7 +35,7 @@ extension PostgresStore {
         }
         guard !rounds.isEmpty else { return results.map { $0! } }
         do {
-            let stored = try await transaction { connection in
+            let stored = try await transaction { [self, rounds] connection in
                 var stored: [(Int, Result<StoredTick, StoreError>)] = []
                 for round in rounds {
                     // In adventure order, so that two batches lock shared rows in one order.
@@ -50,7 +50,7 @@ extension PostgresStore {
             // each tick alone, so that only the one at fault is refused.
             for index in rounds.joined().sorted() {
                 do {
-                    results[index] = try await transaction { connection in
+                    results[index] = try await transaction { [self] connection in
                         try await store([(index, records[index])], at: now, connection)[0].1
                     }
                 } catch let refusal as StoreError {

@@ -11,7 +11,7 @@ extension PostgresStore {
                               hasLedger: @escaping @Sendable (AdventureID, ActivityID) -> Bool) async throws -> [DueAdventure] {
         let (second, phase) = TickSchedule.secondAndPhase(of: now)
         try await takeLeases(dueBy: second)
-        return try await snapshot { connection in
+        return try await snapshot { [self] connection in
             let due = try await connection.query("""
                 SELECT id, last_tick, has_follower_channels FROM adventure
                 WHERE status = 'running' AND next_tick_at <= \(second) AND (next_tick_at < \(second) OR tick_phase <= \(phase))
@@ -66,7 +66,7 @@ extension PostgresStore {
     }
 
     public func tickInputs(of adventure: AdventureID) async throws -> TickInputs {
-        try await snapshot { connection in
+        try await snapshot { [self] connection in
             let stored = try await requireAdventure(adventure, lock: "", connection)
             let activities = try await reachableActivities(of: [adventure.rawValue], connection)[adventure.rawValue]
             let channels = try await openChannels(of: [adventure.rawValue], connection)[adventure.rawValue] ?? []
@@ -86,8 +86,8 @@ extension PostgresStore {
 
     /// Runs `body` in one read-only transaction that sees one snapshot throughout
     /// (REPEATABLE READ), as SQLite's WAL reader does.
-    func snapshot<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
-        try await transaction { connection in
+    func snapshot<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        try await transaction { [self] connection in
             try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger)
             return try await body(connection)
         }

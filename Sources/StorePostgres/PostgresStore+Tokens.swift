@@ -12,7 +12,7 @@ extension PostgresStore {
         let locale = try StoredValueLimits.checkedLocale(locale)
         try StoredValueLimits.checkActivityID(activityID)
         let registration = ActivityRules.Registration(activity: activityID, player: player, adventure: adventure, hero: hero)
-        return try await transaction { connection in
+        return try await transaction { [self] connection in
             // FOR SHARE: the adventure cannot end (a tick takes its row FOR UPDATE)
             // between the check that it runs and the new activity's commit.
             let stored = try await requireAdventure(adventure, lock: "FOR SHARE", connection)
@@ -43,7 +43,7 @@ extension PostgresStore {
 
     public func rotateToken(activityID: ActivityID, newToken: PushToken, by player: PlayerID,
                             at now: Date) async throws -> LiveActivity {
-        try await transaction { connection in
+        try await transaction { [self] connection in
             let activity = try await requireActivity(activityID, of: player, connection)
             try await install(newToken, for: activityID, activity, at: now, connection)
             return try await liveActivity(activityID, connection)
@@ -51,7 +51,7 @@ extension PostgresStore {
     }
 
     public func markActivity(_ activityID: ActivityID, _ status: ReportedActivityStatus, by player: PlayerID) async throws -> LiveActivity {
-        try await transaction { connection in
+        try await transaction { [self] connection in
             let activity = try await requireActivity(activityID, of: player, connection)
             if let newStatus = ActivityRules.statusAfter(report: status, stored: activity.status) {
                 try await connection.query("""
@@ -63,14 +63,14 @@ extension PostgresStore {
     }
 
     public func liveActivity(_ id: ActivityID) async throws -> LiveActivity {
-        try await transaction { connection in try await liveActivity(id, connection) }
+        try await transaction { [self] connection in try await liveActivity(id, connection) }
     }
 
     public func registerPushToStartToken(deviceID: DeviceID, player: PlayerID, token: PushToken, locale: String,
                                          at now: Date) async throws -> Device {
         let locale = try StoredValueLimits.checkedLocale(locale)
         try StoredValueLimits.checkDeviceID(deviceID)
-        return try await transaction { connection in
+        return try await transaction { [self] connection in
             try await requirePlayer(player, lock: "FOR SHARE", connection)
             // One statement: the upsert updates only the owner's row, so of two players
             // presenting one new device id at once, the second gets no row back, and

@@ -7,7 +7,7 @@ import Vocabulary
 
 extension PostgresStore {
     public func channel(of party: PartyID, at now: Date) async throws -> Store.Channel {
-        try await transaction { connection in
+        try await transaction { [self] connection in
             if let existing = try await channelRow(of: party, connection) { return existing }
             _ = try await requireParty(party, connection)
             // A party from before channels: the unique `party` column lets one of two
@@ -24,7 +24,7 @@ extension PostgresStore {
     }
 
     public func joinChannel(_ channel: ChannelID, player: PlayerID, token: PushToken, at now: Date) async throws -> ChannelMember {
-        try await transaction { connection in
+        try await transaction { [self] connection in
             // FOR SHARE: a close (which updates the row) waits for this join, or this
             // join sees it closed; a member never joins a channel being closed.
             let row = try await requireChannel(channel, lock: "FOR SHARE", connection)
@@ -43,7 +43,7 @@ extension PostgresStore {
     }
 
     public func leaveChannel(_ channel: ChannelID, player: PlayerID, at now: Date) async throws {
-        try await transaction { connection in
+        try await transaction { [self] connection in
             _ = try await requireChannel(channel, lock: "", connection)
             let left = try await connection.query("""
                 UPDATE channel_member SET status = 'left', token = NULL, left_at = \(now)
@@ -55,7 +55,7 @@ extension PostgresStore {
 
     public func closeChannel(_ channel: ChannelID, at now: Date,
                              leaveChannelPush: @escaping @Sendable (ChannelMember) -> OutboxMessage?) async throws {
-        try await transaction { connection in
+        try await transaction { [self] connection in
             let row = try await requireChannel(channel, lock: "FOR UPDATE", connection)
             try await connection.query("""
                 UPDATE channel SET closed_at = \(now) WHERE id = \(channel.rawValue) AND closed_at IS NULL
@@ -65,7 +65,7 @@ extension PostgresStore {
     }
 
     public func channelMembers(of channel: ChannelID) async throws -> [ChannelMember] {
-        try await transaction { connection in
+        try await transaction { [self] connection in
             _ = try await requireChannel(channel, lock: "", connection)
             return try await listeners(of: channel, connection)
         }
@@ -73,7 +73,7 @@ extension PostgresStore {
 
     public func recordTransmission(_ new: NewTransmission, at now: Date,
                                    push: @escaping @Sendable (ChannelMember, Transmission) -> OutboxMessage) async throws -> Transmission {
-        return try await transaction { connection in
+        return try await transaction { [self] connection in
             // The channel's row FOR UPDATE: transmissions on one channel take turns,
             // so each sees who is speaking after the one before; two members sending
             // at once cannot both take the channel.
@@ -100,7 +100,7 @@ extension PostgresStore {
     }
 
     public func transmission(_ id: TransmissionID, for player: PlayerID) async throws -> Transmission {
-        try await transaction { connection in
+        try await transaction { [self] connection in
             let transmission = try await transmission(id, connection)
             let channel = try await requireChannel(transmission.channel, lock: "", connection)
             try await requirePartyMember(player, of: channel.party, connection)

@@ -22,6 +22,8 @@ public final class PostgresStore: RangersStore {
     public let lease: Duration
     let client: PostgresClient
     let logger: Logger
+    /// Operations under way on each connection (`givingUpOnClosedConnections`).
+    let openConnections = OpenConnections()
     private let running: Task<Void, Never>
     private let started: AsyncStream<Void>
     private let beating: LockedTask
@@ -171,6 +173,11 @@ public final class PostgresStore: RangersStore {
             database: location.database, tls: tls)
         configuration.options.connectTimeout = .seconds(5)
         configuration.options.maximumConnections = 16
+        // When the server ends an idle connection, postgres-nio 1.33 may go on
+        // counting it as one about to be free, and a request made then waits for
+        // it instead of opening another. The pool opens a connection again only to
+        // keep its minimum: with one kept, such a request is served by it.
+        configuration.options.minimumConnections = 1
         configuration.options.additionalStartupParameters = [
             ("idle_in_transaction_session_timeout", "\(lease.components.seconds * 1000)"),
         ]
@@ -225,7 +232,7 @@ public final class PostgresStore: RangersStore {
     /// the migration lock: a second server starting at the same moment waits for
     /// the first and then finds nothing left to do.
     func migrate() async throws {
-        try await client.withTransaction(logger: logger) { connection in
+        try await transaction { [self] connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLock))", logger: logger)
             try await connection.query("""
                 CREATE TABLE IF NOT EXISTS schema_migration (
@@ -251,8 +258,8 @@ public final class PostgresStore: RangersStore {
     /// the list (by name, "v10" would come before "v2").
     public func appliedMigrations() async throws -> [String] {
         var applied: [(name: String, at: Date)] = []
-        for try await (name, at) in try await query("SELECT name, applied_at FROM schema_migration",
-                                                    logger: logger).decode((String, Date).self) {
+        for (name, at) in try await query("SELECT name, applied_at FROM schema_migration", logger: logger)
+            .decodeAll((String, Date).self) {
             applied.append((name, at))
         }
         let order = Dictionary(uniqueKeysWithValues: PostgresSchema.migrations.enumerated().map { ($1.name, $0) })
@@ -266,9 +273,16 @@ public final class PostgresStore: RangersStore {
     /// Runs `body` in one transaction. A constraint the schema enforces comes back
     /// as the `StoreError` the API answers with a 4xx; the transaction was rolled
     /// back whole.
-    func transaction<T>(operation: String = #function, _ body: (PostgresConnection) async throws -> T) async throws -> T {
+    /// A connection the server closes under it fails it (`givingUpOnClosedConnections`).
+    func transaction<T: Sendable>(operation: String = #function,
+                                  _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         do {
-            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+            return try await givingUpOnClosedConnections(operation: operation) { [client, logger] watch in
+                try await client.withConnection { connection in
+                    watch.watch(connection)
+                    return try await connection.withTransaction(logger: logger) { connection in try await body(connection) }
+                }
+            }
         } catch let error as PostgresTransactionError {
             throw Self.translated(error.closureError ?? error.rollbackError ?? error.beginError ?? error.commitError ?? error,
                                   operation: operation)
@@ -277,11 +291,17 @@ public final class PostgresStore: RangersStore {
         }
     }
 
-    /// One statement outside a transaction, its failure translated as a transaction's.
+    /// One statement outside a transaction, its rows read whole, its failure
+    /// translated as a transaction's.
     @discardableResult
-    func query(_ query: PostgresQuery, logger: Logger, operation: String = #function) async throws -> PostgresRowSequence {
+    func query(_ query: PostgresQuery, logger: Logger, operation: String = #function) async throws -> [PostgresRow] {
         do {
-            return try await client.query(query, logger: logger)
+            return try await givingUpOnClosedConnections(operation: operation) { [client] watch in
+                try await client.withConnection { connection in
+                    watch.watch(connection)
+                    return try await connection.query(query, logger: logger).collect()
+                }
+            }
         } catch {
             throw Self.translated(error, operation: operation)
         }
@@ -338,6 +358,13 @@ public struct PostgresFailure: Error, CustomStringConvertible {
         } else {
             message = "\(error.code)"
         }
+    }
+
+    /// A statement that could not be sent: its connection had closed.
+    init(operation: String, closedConnection: Void) {
+        self.operation = operation
+        sqlState = nil
+        message = "the database closed the connection before the statement was sent"
     }
 
     public var description: String {
