@@ -348,15 +348,19 @@ public struct PostgresFailure: Error, CustomStringConvertible {
 
     init(operation: String, _ error: PSQLError) {
         self.operation = operation
-        sqlState = error.serverInfo?[.sqlState]
+        // A statement cut off by the server's closing its connection fails with
+        // "connection closed", the server's error (57P01 …) beneath it.
+        var cause = error
+        while cause.serverInfo == nil, let beneath = cause.underlying as? PSQLError { cause = beneath }
+        sqlState = cause.serverInfo?[.sqlState]
         if let sqlState, sqlState.hasPrefix("22") {
             message = "a value was refused (data exception)"
-        } else if let text = error.serverInfo?[.message] {
+        } else if let text = cause.serverInfo?[.message] {
             message = text
-        } else if let underlying = error.underlying {
+        } else if let underlying = cause.underlying {
             message = "\(underlying)"
         } else {
-            message = "\(error.code)"
+            message = "\(cause.code)"
         }
     }
 

@@ -30,6 +30,7 @@ struct ClosedConnectionTests {
                     written = true
                 } catch {
                     #expect(error is PostgresFailure, "\(error)")
+                    #expect(!"\(error)".contains("Generic description"), "the failure says what closed: \(error)")
                     failures += 1
                 }
             }
