@@ -277,9 +277,9 @@ public final class PostgresStore: RangersStore {
     func transaction<T: Sendable>(operation: String = #function,
                                   _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         do {
-            return try await givingUpOnClosedConnections(operation: operation) { [client, logger] watch in
+            return try await givingUpOnClosedConnections(operation: operation) { [client, logger] use in
                 try await client.withConnection { connection in
-                    watch.watch(connection)
+                    use.watch(connection)
                     return try await connection.withTransaction(logger: logger) { connection in try await body(connection) }
                 }
             }
@@ -296,9 +296,9 @@ public final class PostgresStore: RangersStore {
     @discardableResult
     func query(_ query: PostgresQuery, logger: Logger, operation: String = #function) async throws -> [PostgresRow] {
         do {
-            return try await givingUpOnClosedConnections(operation: operation) { [client] watch in
+            return try await givingUpOnClosedConnections(operation: operation) { [client] use in
                 try await client.withConnection { connection in
-                    watch.watch(connection)
+                    use.watch(connection)
                     return try await connection.query(query, logger: logger).collect()
                 }
             }
