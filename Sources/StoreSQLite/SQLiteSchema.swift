@@ -20,6 +20,7 @@ enum Schema {
         migrator.registerMigration("v10-tick-events", migrate: v10TickEvents)
         migrator.registerMigration("v11-console", migrate: v11Console)
         migrator.registerMigration("v12-outbox-message", migrate: v12OutboxMessage)
+        migrator.registerMigration("v13-indexes-in-write-order", migrate: v13IndexesInWriteOrder)
         return migrator
     }
 

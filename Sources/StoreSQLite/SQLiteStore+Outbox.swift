@@ -30,7 +30,7 @@ extension SQLiteStore {
             guard let last = candidates.last else { break }
             after = last.id
             for row in candidates {
-                if row.message.supersedable, try Self.hasNewerPush(to: row.message.target, than: row.id, db) {
+                if row.message.supersedable, try Self.hasNewerPush(to: row.message.target, than: row.id, upTo: row.newerQueued, db) {
                     try Self.supersede(row.id, db)
                     continue
                 }
@@ -56,7 +56,7 @@ extension SQLiteStore {
     /// the columns a claim needs (`PendingPush`).
     static let nextPendingSQL = """
         SELECT o.id, m.adventure, m.tick, o.attempts, m.targetKind, m.targetID, m.pushType, m.topic, m.priority, m.expiration,
-               m.payload, m.reason, m.hasAlert, m.isEnd, o.supersedable, m.createdAt
+               m.payload, m.reason, m.hasAlert, m.isEnd, o.supersedable, m.createdAt, o.newerQueued
         FROM outbox o INDEXED BY outbox_pending JOIN outboxMessage m ON m.id = o.id
         WHERE o.state = 'pending' AND o.id > ? AND o.nextAttemptAt <= ? ORDER BY o.id LIMIT ?
         """
@@ -70,6 +70,7 @@ extension SQLiteStore {
         var attempts: Int
         var message: OutboxMessage
         var queuedAt: Date
+        var newerQueued: Int64?
 
         init(_ row: Row) throws {
             id = row[0]
@@ -81,16 +82,24 @@ extension SQLiteStore {
                                     topic: Topic(rawValue: row[7]), priority: known, expiration: row[9], payload: row[10],
                                     reason: row[11], hasAlert: row[12], isEnd: row[13], supersedable: row[14])
             queuedAt = row[15]
+            newerQueued = row[16]
         }
     }
 
-    /// Whether a push to `target` queued after outbox row `id` is waiting, being sent or sent.
-    static func hasNewerPush(to target: PushTarget, than id: Int64, _ db: Database) throws -> Bool {
-        try Bool.fetchOne(db.cachedStatement(sql: """
-            SELECT 1 FROM outboxMessage m JOIN outbox o ON o.id = m.id
-            WHERE m.targetKind = ? AND m.targetID = ? AND m.id > ? AND o.state IN ('pending', 'sending', 'sent') LIMIT 1
-            """), arguments: [target.kind.rawValue, target.id, id]) != nil
+    /// Whether a push to `target` queued after outbox row `id` is waiting, being
+    /// sent or sent. One queued while `id` waited superseded it then; so any such
+    /// push was queued while `id` was out, and is no newer than `newest`, the last
+    /// one queued then (`markNewerQueued`): the rows between are all there is to read.
+    static func hasNewerPush(to target: PushTarget, than id: Int64, upTo newest: Int64?, _ db: Database) throws -> Bool {
+        guard let newest else { return false }
+        return try Bool.fetchOne(db.cachedStatement(sql: hasNewerPushSQL),
+                                 arguments: [id, newest, target.kind.rawValue, target.id]) != nil
     }
+
+    static let hasNewerPushSQL = """
+        SELECT 1 FROM outboxMessage m JOIN outbox o ON o.id = m.id
+        WHERE m.id > ? AND m.id <= ? AND m.targetKind = ? AND m.targetID = ? AND o.state IN ('pending', 'sending', 'sent') LIMIT 1
+        """
 
     /// Pushes left `sending` by a process that stopped before recording the answer
     /// go back to `pending`. One process writes a SQLite file, so every claim

@@ -9,7 +9,7 @@ import Vocabulary
 extension SQLiteStore {
     /// Queues one push, its progress and its message (v12), one id for both; it
     /// supersedes the pushes still waiting for its target that the policy marked
-    /// supersedable. A leave-channel push (an end to a channel member) also marks
+    /// supersedable, and marks those being sent (`markNewerQueued`). A leave-channel push (an end to a channel member) also marks
     /// the member as leaving: their token is kept until that push is done with,
     /// then dropped. `queuedAt` is the instant as stored (`Date.databaseValue`).
     static func enqueue(_ message: OutboxMessage, adventure: AdventureID?, tick: Int?, at queuedAt: DatabaseValue,
@@ -18,12 +18,14 @@ extension SQLiteStore {
         try db.cachedStatement(sql: """
             INSERT INTO outbox (targetKind, targetID, supersedable, state, attempts, nextAttemptAt) VALUES (?, ?, ?, 'pending', 0, ?)
             """).execute(arguments: [message.target.kind.rawValue, message.target.id, message.supersedable, queuedAt])
+        let id = db.lastInsertedRowID
+        try markNewerQueued(id, to: message.target, db)
         try db.cachedStatement(sql: """
             INSERT INTO outboxMessage (id, adventure, targetKind, targetID, pushType, topic, priority, expiration, payload, reason,
                                        hasAlert, isEnd, tick, createdAt)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
-                db.lastInsertedRowID, adventure?.rawValue, message.target.kind.rawValue, message.target.id, message.pushType.rawValue,
+                id, adventure?.rawValue, message.target.kind.rawValue, message.target.id, message.pushType.rawValue,
                 message.topic.rawValue, message.priority.rawValue, message.expiration, message.payload, message.reason,
                 message.hasAlert, message.isEnd, tick, queuedAt,
             ])
@@ -72,6 +74,23 @@ extension SQLiteStore {
         let waiting = try Int64.fetchAll(db.cachedStatement(sql: supersedableSQL),
                                          arguments: [target.kind.rawValue, target.id])
         for id in waiting { try supersede(id, db) }
+    }
+
+    static let sendingSupersedableSQL = """
+        SELECT id FROM outbox INDEXED BY outbox_sendingSupersedable
+        WHERE state = 'sending' AND supersedable AND targetKind = ? AND targetID = ?
+        """
+
+    /// The pushes to `target` being sent that a newer one would supersede learn
+    /// that push `id` was queued: if one comes back for a retry, it is superseded
+    /// instead (`hasNewerPush`). Those waiting were superseded already, so only a
+    /// push that was out when a newer one came can ever need this.
+    static func markNewerQueued(_ id: Int64, to target: PushTarget, _ db: Database) throws {
+        let sending = try Int64.fetchAll(db.cachedStatement(sql: sendingSupersedableSQL),
+                                         arguments: [target.kind.rawValue, target.id])
+        for push in sending {
+            try db.cachedStatement(sql: "UPDATE outbox SET newerQueued = ? WHERE id = ?").execute(arguments: [id, push])
+        }
     }
 
     /// A newer push to its target makes this one pointless (`QueuedPushRules.isSupersedable`).

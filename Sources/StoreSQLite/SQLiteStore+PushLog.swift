@@ -31,19 +31,37 @@ extension SQLiteStore {
         }
     }
 
+    /// Below this many entries written since the reader's cursor, the log is read
+    /// onward from the cursor, every adventure's entries passed over but its own;
+    /// above it, through the adventure's pushes. (The log has no index by
+    /// adventure: each answer would write a page in its adventure's place, v13.)
+    /// A live page reading each second is a second's answers behind.
+    static let pushLogOnwardReadLimit: Int64 = 20_000
+
     /// The adventure's log entries numbered above `after`, with the decision each
     /// sent; a negative `limit` reads them all.
-    static func pushLogEntries(of adventure: AdventureID, after: Int64, limit: Int,
+    static func pushLogEntries(of adventure: AdventureID, after: Int64, limit: Int, onwardReadLimit: Int64 = pushLogOnwardReadLimit,
                                _ db: Database) throws -> [PushLogPage.Entry] {
-        try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT pushLog.*, m.tick AS decidedTick, m.reason AS decision, m.payload AS sentPayload
-            FROM pushLog JOIN outboxMessage m ON m.id = pushLog.outbox
-            WHERE pushLog.adventure = ? AND pushLog.id > ? ORDER BY pushLog.id LIMIT ?
-            """), arguments: [adventure.rawValue, after, limit]).map { row in
+        let last = try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(id) FROM pushLog")) ?? 0
+        guard last > after else { return [] }
+        let sql = last - after <= onwardReadLimit ? pushLogOnwardSQL : pushLogThroughPushesSQL
+        return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: [adventure.rawValue, after, limit]).map { row in
             let log = try PushLogRow(row: row)
             return PushLogPage.Entry(cursor: PushLogCursor(batch: 0, entry: log.id ?? 0),
                                      entry: try log.entry(tick: row["decidedTick"], decision: row["decision"],
                                                           payload: row["sentPayload"]))
         }
     }
+
+    static let pushLogOnwardSQL = """
+        SELECT pushLog.*, m.tick AS decidedTick, m.reason AS decision, m.payload AS sentPayload
+        FROM pushLog NOT INDEXED CROSS JOIN outboxMessage m ON m.id = pushLog.outbox
+        WHERE pushLog.adventure = ? AND pushLog.id > ? ORDER BY pushLog.id LIMIT ?
+        """
+
+    static let pushLogThroughPushesSQL = """
+        SELECT pushLog.*, m.tick AS decidedTick, m.reason AS decision, m.payload AS sentPayload
+        FROM outboxMessage m INDEXED BY outboxMessage_byAdventure CROSS JOIN pushLog INDEXED BY pushLog_byOutbox ON pushLog.outbox = m.id
+        WHERE m.adventure = ? AND pushLog.id > ? ORDER BY pushLog.id LIMIT ?
+        """
 }

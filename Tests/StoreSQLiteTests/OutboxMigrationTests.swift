@@ -72,3 +72,51 @@ import Vocabulary
         #expect(try await store.rawRead { try String.fetchOne($0, sql: "PRAGMA integrity_check") } == "ok")
     }
 }
+
+/// v13 drops the outbox's index by target and the push log's by adventure. A push
+/// that was being sent when a newer one to its target was queued learns of it, so
+/// if it comes back it is still superseded; the push log is still found.
+@Suite struct IndexesInWriteOrderMigrationTests {
+    @Test func v13KeepsWhatARetryWouldSupersedeAndThePushLog() async throws {
+        let scratch = try ScratchDatabase()
+        let id: AdventureID, activity: ActivityID
+        // Sent (and logged), being sent by a process that stopped, and queued while it was out.
+        let rows: [(state: String, tick: Int, supersedable: Bool)] = [("sent", 1, false), ("sending", 2, true), ("pending", 3, true)]
+        do {
+            let store = try scratch.open(upTo: "v12-outbox-message")
+            let trio = try await Trio.make(in: store)
+            id = try await trio.startAdventure().id
+            activity = try await trio.registerActivities(for: id)[0]
+            try await store.rawWrite { db in
+                for (index, row) in rows.enumerated() {
+                    try db.execute(sql: """
+                        INSERT INTO outbox (targetKind, targetID, supersedable, state, attempts, nextAttemptAt, claimedBy)
+                        VALUES ('liveActivity', ?, ?, ?, ?, '2025-01-01 00:00:00.000', ?)
+                        """, arguments: [activity.rawValue, row.supersedable, row.state, row.state == "pending" ? 0 : 1,
+                                         row.state == "sending" ? "old" : nil])
+                    try db.execute(sql: """
+                        INSERT INTO outboxMessage (id, adventure, targetKind, targetID, pushType, topic, priority, expiration, payload,
+                                                   reason, hasAlert, isEnd, tick, createdAt)
+                        VALUES (last_insert_rowid(), ?, 'liveActivity', ?, 'liveactivity', 'app.topic', 5, 4000000000, ?, 'routine',
+                                0, 0, ?, '2025-01-01 00:00:00.000')
+                        """, arguments: [id.rawValue, activity.rawValue, Data("{\"push\":\(index)}".utf8), row.tick])
+                }
+                try db.execute(sql: """
+                    INSERT INTO pushLog (outbox, adventure, targetKind, targetID, token, pushType, priority, status, reason, apnsID,
+                                         attempts, sentAt)
+                    VALUES ((SELECT MIN(id) FROM outbox), ?, 'liveActivity', ?, ?, 'liveactivity', 5, 200, NULL, 'apns-1', 1,
+                            '2025-01-01 00:00:05.000')
+                    """, arguments: [id.rawValue, activity.rawValue, Tokens.make(0).hex])
+            }
+        }
+        let store = try scratch.open()
+        #expect(try await store.pushLog(of: id).map(\.payload) == [Data("{\"push\":0}".utf8)])
+        #expect(try await store.recoverInterruptedSends() == 1)
+        // The push that was out comes back, and the newer one queued meanwhile goes instead.
+        #expect(try await store.claimOutbox(limit: 10).map(\.tick) == [3])
+        #expect(try await store.outbox(of: id).map(\.state) == [.sent, .superseded, .sending])
+        let indexes = try await store.rawRead { try String.fetchAll($0, sql: "SELECT name FROM sqlite_schema WHERE type = 'index'") }
+        #expect(!indexes.contains("outboxMessage_byTarget") && !indexes.contains("pushLog_byAdventure"))
+        #expect(try await store.rawRead { try String.fetchOne($0, sql: "PRAGMA integrity_check") } == "ok")
+    }
+}

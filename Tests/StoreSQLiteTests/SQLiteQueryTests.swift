@@ -117,4 +117,64 @@ import Vocabulary
             }
         }
     }
+
+    /// v13 left no index by adventure or by target on the push log and the
+    /// messages: each would take a page of the WAL per tick. What read through
+    /// them reads a range of ids instead: the log onward from a cursor, the
+    /// pushes queued while one was out. Neither walks every row.
+    @Test func whatV13ReadsWithoutIndexesByAdventureOrTargetIsARangeOfIDs() async throws {
+        let store = try ScratchDatabase().open()
+        let plans = try await store.rawRead { db in
+            try [SQLiteStore.pushLogOnwardSQL, SQLiteStore.pushLogThroughPushesSQL, SQLiteStore.hasNewerPushSQL,
+                 SQLiteStore.sendingSupersedableSQL].map { sql in
+                let arguments = StatementArguments(Array(repeating: "1" as String?, count: sql.count { $0 == "?" }))
+                return try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
+            }
+        }
+        #expect(plans[0].first { $0.contains("pushLog") }?.contains("USING INTEGER PRIMARY KEY (rowid>?)") == true, "\(plans[0])")
+        #expect(plans[1].contains { $0.contains("INDEX outboxMessage_byAdventure") }, "\(plans[1])")
+        #expect(plans[1].contains { $0.contains("INDEX pushLog_byOutbox") }, "\(plans[1])")
+        #expect(plans[2].first { $0.contains(" m ") }?.contains("INTEGER PRIMARY KEY (rowid>? AND rowid<?)") == true, "\(plans[2])")
+        #expect(plans[3].contains { $0.contains("INDEX outbox_sendingSupersedable") }, "\(plans[3])")
+        for steps in plans { #expect(!steps.contains { $0.hasPrefix("SCAN") }, "\(steps)") }
+    }
+
+    /// The log read onward from a cursor and through the adventure's pushes gives
+    /// the same entries in the same order, from every cursor, a page at a time,
+    /// with another adventure's entries between and a push answered after a newer one.
+    @Test func thePushLogReadsTheSameOnwardAndThroughTheAdventuresPushes() async throws {
+        let store = try ScratchDatabase().open()
+        let first = try await Trio.make(in: store), second = try await Trio.make(in: store)
+        let adventures = [try await first.startAdventure().id, try await second.startAdventure(seed: 9).id]
+        let activities = [try await first.registerActivities(for: adventures[0]), try await second.registerActivities(for: adventures[1])]
+        var heldBack: ClaimedPush?
+        for tick in 1...4 {
+            for (adventure, its) in zip(adventures, activities) {
+                try await store.playNextTick(of: adventure) { _ in its.map { update($0, tick: tick, alert: true) } }
+            }
+            for push in try await store.claimOutbox(limit: 20) {
+                if heldBack == nil { heldBack = push; continue }
+                try await store.record(.delivered(apnsID: "a"), for: push)
+            }
+        }
+        try await store.record(.delivered(apnsID: "late"), for: try #require(heldBack))
+
+        let (onward, through) = try await store.rawRead { db in
+            let last = try Int64.fetchOne(db, sql: "SELECT max(id) FROM pushLog")!
+            func pages(_ adventure: AdventureID, _ limit: Int64) throws -> [[Int64]] {
+                try (0...last).flatMap { cursor in
+                    try [1, 2, 100].map { size in
+                        try SQLiteStore.pushLogEntries(of: adventure, after: cursor, limit: size, onwardReadLimit: limit, db)
+                            .map(\.cursor.entry)
+                    }
+                }
+            }
+            return (try adventures.map { try pages($0, .max) }, try adventures.map { try pages($0, 0) })
+        }
+        #expect(onward == through)
+        #expect(onward.map { $0[2].count } == [12, 12], "every entry of each adventure from the start")
+        let all = try await store.pushLog(of: adventures[0])
+        #expect(all.count == 12 && all.allSatisfy { $0.adventure == adventures[0] })
+        #expect(all.last?.apnsID == "late", "in the order answered")
+    }
 }
