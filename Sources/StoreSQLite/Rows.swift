@@ -72,7 +72,6 @@ struct LiveActivityRow: Codable, FetchableRecord, PersistableRecord {
     var frequentUpdates: Bool
     var locale: String
     var status: LiveActivityStatus
-    var ledger: BudgetLedger
     var createdAt: Date
 
     var stored: ActivityRules.Stored {
@@ -80,7 +79,7 @@ struct LiveActivityRow: Codable, FetchableRecord, PersistableRecord {
                              status: status)
     }
 
-    func value(token: String?) -> LiveActivity {
+    func value(token: String?, ledger: BudgetLedger) -> LiveActivity {
         LiveActivity(id: ActivityID(id), player: PlayerID(player), adventure: AdventureID(adventure), hero: heroID.map(HeroID.init),
                      frequentUpdates: frequentUpdates, locale: locale, status: status,
                      token: token.map(PushToken.init(stored:)), ledger: ledger, createdAt: createdAt)

@@ -21,6 +21,7 @@ enum Schema {
         migrator.registerMigration("v11-console", migrate: v11Console)
         migrator.registerMigration("v12-outbox-message", migrate: v12OutboxMessage)
         migrator.registerMigration("v13-indexes-in-write-order", migrate: v13IndexesInWriteOrder)
+        migrator.registerMigration("v14-adventure-ledgers", migrate: v14AdventureLedgers)
         return migrator
     }
 

@@ -39,16 +39,18 @@ extension SQLiteStore {
     /// every index whose columns or condition name a column the statement sets,
     /// changed or not, and the index of one running adventure per party is
     /// conditioned on the status (a page per tick, 2 % of its WAL).
-    static let runningTickSQL = "UPDATE adventure SET state = ?, lastTick = ?, nextTickAt = ? WHERE id = ?"
+    static let runningTickSQL = "UPDATE adventure SET state = ?, lastTick = ?, nextTickAt = ?, ledgers = ? WHERE id = ?"
 
     /// The tick that ends an adventure.
-    static let endingTickSQL = "UPDATE adventure SET state = ?, status = ?, lastTick = ?, nextTickAt = NULL, endedAt = ? WHERE id = ?"
+    static let endingTickSQL = """
+        UPDATE adventure SET state = ?, status = ?, lastTick = ?, nextTickAt = NULL, endedAt = ?, ledgers = ? WHERE id = ?
+        """
 
     private static func store(_ record: TickRecord, at now: Date, queuedAt: DatabaseValue, _ db: Database) throws -> StoredTick {
         let (adventure, tick, state) = (record.adventure, record.tick, record.state)
         if let refusal = TickRules.refusal(of: record) { throw refusal }
         let row = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT status, lastTick, startedAt, tickInterval, party FROM adventure WHERE id = ?
+            SELECT status, lastTick, startedAt, tickInterval, party, ledgers FROM adventure WHERE id = ?
             """), arguments: [adventure.rawValue])
         if let refusal = TickRules.fenceRefusal(record, stored: row.map { TickRules.Stored(status: $0[0], lastTick: $0[1]) }) {
             throw refusal
@@ -58,12 +60,14 @@ extension SQLiteStore {
 
         let stored = StoredTick(lastTick: tick, status: state.status,
                                 nextTickAt: state.isRunning ? startedAt + (tick + 1) * interval : nil)
+        let ledgers = try Self.ledgers(row[5], after: record, db)
         if state.isRunning {
             try db.cachedStatement(sql: Self.runningTickSQL)
-                .execute(arguments: [record.stateText, tick, stored.nextTickAt, adventure.rawValue])
+                .execute(arguments: [record.stateText, tick, stored.nextTickAt, ledgers, adventure.rawValue])
         } else {
             try db.cachedStatement(sql: Self.endingTickSQL)
-                .execute(arguments: [record.stateText, state.status.rawValue, tick, startedAt + tick * interval, adventure.rawValue])
+                .execute(arguments: [record.stateText, state.status.rawValue, tick, startedAt + tick * interval, ledgers,
+                                     adventure.rawValue])
         }
 
         try insertEvents(record.eventTexts, adventure: adventure, tick: tick, db)
@@ -81,11 +85,6 @@ extension SQLiteStore {
             try sendOffChannel(party: PartyID(row[4]), players: nil, at: now, leaveChannelPush, db)
         }
 
-        let updateLedger = try db.cachedStatement(sql: "UPDATE liveActivity SET ledger = ? WHERE id = ? AND adventure = ?")
-        for (activity, ledger) in record.ledgers.sorted(by: { $0.key < $1.key }) {
-            try updateLedger.execute(arguments: [LedgerJSON.text(of: ledger), activity.rawValue, adventure.rawValue])
-            guard db.changedRows else { throw TickRules.strangerActivity(activity.rawValue, of: adventure) }
-        }
         if !record.channelLedgers.isEmpty {
             let updateChannel = try db.cachedStatement(sql: "UPDATE followerChannel SET ledger = ? WHERE id = ? AND adventure = ?")
             for (channel, ledger) in record.channelLedgers.sorted(by: { $0.key < $1.key }) {
@@ -94,6 +93,21 @@ extension SQLiteStore {
             }
         }
         return stored
+    }
+
+    /// The adventure's budgets (`AdventureLedgers`) with those the tick changed;
+    /// refused if one is not of an activity of the adventure.
+    private static func ledgers(_ stored: String, after record: TickRecord, _ db: Database) throws -> String {
+        guard !record.ledgers.isEmpty else { return stored }
+        var ledgers = AdventureLedgers(stored)
+        let isOfAdventure = try db.cachedStatement(sql: "SELECT 1 FROM liveActivity WHERE id = ? AND adventure = ?")
+        for (activity, ledger) in record.ledgers.sorted(by: { $0.key < $1.key }) {
+            guard try Bool.fetchOne(isOfAdventure, arguments: [activity.rawValue, record.adventure.rawValue]) != nil else {
+                throw TickRules.strangerActivity(activity.rawValue, of: record.adventure)
+            }
+            ledgers.set(ledger, of: activity)
+        }
+        return ledgers.text
     }
 
     /// A tick's events, in order, as one row (`TickEventsText`); none without events.

@@ -43,14 +43,22 @@ extension SQLiteStore {
     static func reachableActivities(of adventure: AdventureID, withLedger: (ActivityID) -> Bool,
                                     _ db: Database) throws -> (members: [DueActivity], followers: [DueFollowerActivity]) {
         var members: [DueActivity] = [], followers: [DueFollowerActivity] = []
+        var ledgers: AdventureLedgers?
+        func ledger(of activity: ActivityID) throws -> BudgetLedger {
+            if ledgers == nil {
+                ledgers = AdventureLedgers(try String.fetchOne(db.cachedStatement(sql: "SELECT ledgers FROM adventure WHERE id = ?"),
+                                                               arguments: [adventure.rawValue]) ?? "")
+            }
+            return try ledgers!.ledger(of: activity)
+        }
         for activity in try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT liveActivity.id, player, heroID, frequentUpdates, locale, ledger FROM liveActivity
+            SELECT liveActivity.id, player, heroID, frequentUpdates, locale FROM liveActivity
             JOIN activityToken ON activityToken.activity = liveActivity.id AND activityToken.invalidatedAt IS NULL
             WHERE liveActivity.adventure = ? AND liveActivity.status = 'active'
             ORDER BY liveActivity.createdAt, liveActivity.id
             """), arguments: [adventure.rawValue]) {
             let activityID = ActivityID(activity[0] as String), player = PlayerID(activity[1] as String)
-            let ledger = withLedger(activityID) ? try Self.ledger(activity[5] as String) : nil
+            let ledger = withLedger(activityID) ? try ledger(of: activityID) : nil
             if let hero = activity[2] as String? {
                 members.append(DueActivity(recipient: LiveActivityRecipient(
                     activityID: activityID, player: player, hero: HeroID(hero), frequentUpdates: activity[3], language: activity[4]),

@@ -35,7 +35,7 @@ extension SQLiteStore {
             try ActivityRules.checkNew(in: adventure, isRunning: stored.status == .running)
             let row = LiveActivityRow(id: activityID.rawValue, player: player.rawValue, adventure: adventure.rawValue,
                                       heroID: hero?.rawValue, frequentUpdates: frequentUpdates, locale: locale,
-                                      status: .active, ledger: BudgetLedger(), createdAt: now)
+                                      status: .active, createdAt: now)
             try row.insert(db)
             try ActivityTokenRow(activity: row.id, token: token.hex, registeredAt: now).insert(db)
             return try Self.liveActivity(activityID, db)
@@ -129,7 +129,8 @@ extension SQLiteStore {
         guard let row = try LiveActivityRow.fetchOne(db, key: id.rawValue) else { throw StoreError.unknownActivity(id) }
         let token = try String.fetchOne(db, sql: "SELECT token FROM activityToken WHERE activity = ? AND invalidatedAt IS NULL",
                                         arguments: [id.rawValue])
-        return row.value(token: token)
+        let ledgers = try String.fetchOne(db, sql: "SELECT ledgers FROM adventure WHERE id = ?", arguments: [row.adventure]) ?? ""
+        return row.value(token: token, ledger: try AdventureLedgers(ledgers).ledger(of: id))
     }
 
     static func pushToStartDevices(of roster: [PartyMember], _ db: Database) throws -> [PushToStartDevice] {

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import PushPolicy
 import Store
 @testable import StoreSQLite
 import StoreTestSupport
@@ -24,7 +25,7 @@ import Vocabulary
             let store = try scratch.open(upTo: "v11-console")
             let trio = try await Trio.make(in: store)
             id = try await trio.startAdventure().id
-            activity = try await trio.registerActivities(for: id)[0]
+            activity = try await trio.registerActivitiesBeforeV14(for: id, in: store)[0]
             try await store.rawWrite { db in
                 for (index, row) in (rows + [("dropped", 0, "gone", nil, 3, false)]).enumerated() {
                     try db.execute(sql: """
@@ -86,7 +87,7 @@ import Vocabulary
             let store = try scratch.open(upTo: "v12-outbox-message")
             let trio = try await Trio.make(in: store)
             id = try await trio.startAdventure().id
-            activity = try await trio.registerActivities(for: id)[0]
+            activity = try await trio.registerActivitiesBeforeV14(for: id, in: store)[0]
             try await store.rawWrite { db in
                 for (index, row) in rows.enumerated() {
                     try db.execute(sql: """
@@ -117,6 +118,46 @@ import Vocabulary
         #expect(try await store.outbox(of: id).map(\.state) == [.sent, .superseded, .sending])
         let indexes = try await store.rawRead { try String.fetchAll($0, sql: "SELECT name FROM sqlite_schema WHERE type = 'index'") }
         #expect(!indexes.contains("outboxMessage_byTarget") && !indexes.contains("pushLog_byAdventure"))
+        #expect(try await store.rawRead { try String.fetchOne($0, sql: "PRAGMA integrity_check") } == "ok")
+    }
+}
+
+/// v14 moves the activities' budgets into their adventure's row. Each comes over
+/// as it was, is read where it was read, and the next tick's budget replaces it.
+@Suite struct AdventureLedgersMigrationTests {
+    @Test func v14KeepsEveryBudgetWithItsAdventure() async throws {
+        let scratch = try ScratchDatabase()
+        let adventure: AdventureID, other: AdventureID
+        let spent = #"{"highPrioritySent":[1005,1009],"lastPushAt":1009}"#
+        do {
+            let store = try scratch.open(upTo: "v13-indexes-in-write-order")
+            let trio = try await Trio.make(in: store), second = try await Trio.make(in: store)
+            adventure = try await trio.startAdventure().id
+            other = try await second.startAdventure(seed: 9).id
+            try await store.rawWrite { [players = trio.players.map(\.id.rawValue)] db in
+                for (activity, owner, of, ledger) in [("b activity", players[1], adventure, #"{"highPrioritySent":[]}"#),
+                                                      ("a activity", players[0], adventure, spent),
+                                                      ("elsewhere", players[2], other, spent)] {
+                    try db.execute(sql: """
+                        INSERT INTO liveActivity (id, player, adventure, heroID, frequentUpdates, locale, status, ledger, createdAt)
+                        VALUES (?, ?, ?, 'power-panda', 0, 'en', 'active', ?, '2025-01-01 00:00:00.000')
+                        """, arguments: [activity, owner, of.rawValue, ledger])
+                }
+            }
+        }
+        let store = try scratch.open()
+        let ledgers = try await store.rawRead { db in
+            try [adventure, other].map { try String.fetchOne(db, sql: "SELECT ledgers FROM adventure WHERE id = ?", arguments: [$0.rawValue]) }
+        }
+        #expect(ledgers == ["a activity\t\(spent)\nb activity\t{\"highPrioritySent\":[]}", "elsewhere\t\(spent)"])
+        var expected = BudgetLedger()
+        expected.highPrioritySent = [1005, 1009]
+        expected.lastPushAt = 1009
+        #expect(try await store.liveActivity("a activity").ledger == expected)
+        #expect(try await store.liveActivity("b activity").ledger == BudgetLedger())
+        #expect(try await store.liveActivity("elsewhere").ledger == expected)
+        let columns = try await store.rawRead { try Row.fetchAll($0, sql: "PRAGMA table_info(liveActivity)").map { $0["name"] as String } }
+        #expect(!columns.contains("ledger"))
         #expect(try await store.rawRead { try String.fetchOne($0, sql: "PRAGMA integrity_check") } == "ok")
     }
 }

@@ -28,7 +28,7 @@ import Vocabulary
             commands: try await database.rows(sqlite: "SELECT id, tick FROM command ORDER BY id",
                                               postgres: "SELECT id::text, tick::text FROM command ORDER BY id"),
             outbox: try await database.rows(sqlite: "SELECT COUNT(*) FROM outbox", postgres: "SELECT COUNT(*)::text FROM outbox"),
-            ledgers: try await database.rows(sqlite: "SELECT ledger FROM liveActivity ORDER BY id",
+            ledgers: try await database.rows(sqlite: "SELECT ledgers FROM adventure ORDER BY id",
                                              postgres: "SELECT ledger FROM live_activity ORDER BY id"))
     }
 
@@ -125,6 +125,31 @@ import Vocabulary
         try await store.recordTick(adventure: adventure.id, tick: 1, state: state, events: events,
                                    appliedCommandIDs: inputs.commands.map(\.id), outbox: [update(activities[0])], ledgers: [:])
         #expect(try await store.adventure(adventure.id).lastTick == 1)
+    }
+
+    /// A tick carries budgets of its own adventure's activities only: one of
+    /// another adventure is refused, naming it, and the tick leaves nothing behind.
+    @Test(arguments: StoreEngine.available) func aBudgetOfAnotherAdventuresActivityIsRefusedAndNothingIsStored(engine: StoreEngine) async throws {
+        let database = try await engine.database()
+        let store = try await database.open()
+        let trio = try await Trio.make(in: store), other = try await Trio.make(in: store)
+        let adventure = try await trio.startAdventure()
+        let activities = try await trio.registerActivities(for: adventure.id)
+        let otherAdventure = try await other.startAdventure(seed: 9)
+        let stranger = try await other.registerActivities(for: otherAdventure.id)[0]
+        let before = try await footprint(database, adventure.id)
+
+        let inputs = try await store.tickInputs(of: adventure.id)
+        let (state, events) = try trio.game().tick(inputs.adventure.state, commands: [])
+        var ledger = BudgetLedger()
+        ledger.lastPushAt = 1
+        let error = await #expect(throws: StoreError.self) {
+            try await store.recordTick(adventure: adventure.id, tick: 1, state: state, events: events, appliedCommandIDs: [],
+                                       outbox: [update(activities[0])], ledgers: [activities[0]: ledger, stranger: ledger])
+        }
+        #expect(error == TickRules.strangerActivity(stranger.rawValue, of: adventure.id))
+        #expect(try await footprint(database, adventure.id) == before)
+        #expect(try await store.liveActivity(stranger).ledger == BudgetLedger())
     }
 
     @Test(arguments: StoreEngine.available) func aCommandIsAppliedOnceAndOnlyToItsAdventure(engine: StoreEngine) async throws {

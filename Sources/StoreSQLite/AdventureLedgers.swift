@@ -1,0 +1,38 @@
+import PushPolicy
+import Store
+import Vocabulary
+
+/// The push budgets of an adventure's activities, kept in the adventure's row
+/// (v14): a line per activity that has one, its id, a tab and its budget's JSON
+/// (`LedgerJSON`), in the order of the ids. An id holds no control character
+/// (`StoredValueLimits.checkClientID`), so neither the tab nor the newline can be
+/// part of one. A tick rewrites the adventure's row anyway; a budget in its
+/// activity's row cost a page more per tick. An activity without a line has the
+/// empty budget it was registered with.
+struct AdventureLedgers {
+    private var entries: [(activity: String, ledger: Substring)]
+
+    init(_ text: String) {
+        entries = text.split(separator: "\n").map { line in
+            let tab = line.firstIndex(of: "\t") ?? line.endIndex
+            return (String(line[..<tab]), line[tab...].dropFirst())
+        }
+    }
+
+    var text: String { entries.map { $0.activity + "\t" + $0.ledger }.joined(separator: "\n") }
+
+    func ledger(of activity: ActivityID) throws -> BudgetLedger {
+        guard let entry = entries.first(where: { $0.activity == activity.rawValue }) else { return BudgetLedger() }
+        return try SQLiteStore.ledger(String(entry.ledger))
+    }
+
+    mutating func set(_ ledger: BudgetLedger, of activity: ActivityID) {
+        let text = Substring(LedgerJSON.text(of: ledger))
+        if let index = entries.firstIndex(where: { $0.activity == activity.rawValue }) {
+            entries[index].ledger = text
+        } else {
+            let place = entries.firstIndex { $0.activity > activity.rawValue } ?? entries.endIndex
+            entries.insert((activity.rawValue, text), at: place)
+        }
+    }
+}
