@@ -265,17 +265,23 @@ extension SQLiteStore {
                 WHERE (state = 'wanted' OR (state = 'creating' AND claimedBy != ?))
                   AND adventure IN (SELECT id FROM adventure WHERE status != 'running')
                 """, arguments: [now, claimant])
-            return try Row.fetchAll(db, sql: """
-                SELECT c.id, c.adventure, c.language, c.state, c.apnsChannelID, c.storagePolicy, c.ledger, c.note
-                FROM followerChannel c INDEXED BY followerChannel_open JOIN adventure a ON a.id = c.adventure
-                WHERE c.state = 'open' AND a.status != 'running' AND a.endedAt <= ?
-                  AND NOT EXISTS (SELECT 1 FROM outboxMessage m JOIN outbox o ON o.id = m.id
-                                  WHERE m.targetKind = 'followerChannel' AND m.targetID = c.id
-                                  AND (o.state = 'pending' OR o.state = 'sending'))
-                ORDER BY a.endedAt, c.id LIMIT ?
-                """, arguments: [endedBy, limit]).map(Self.followerChannel)
+            return try Row.fetchAll(db, sql: Self.channelsToDeleteSQL, arguments: [endedBy, limit]).map(Self.followerChannel)
         }
     }
+
+    /// Open channels of adventures ended by then, with no push to them waiting or
+    /// being sent: looked for among the open pushes only, through their indexes
+    /// (the messages have no index by target since v13).
+    static let channelsToDeleteSQL = """
+        SELECT c.id, c.adventure, c.language, c.state, c.apnsChannelID, c.storagePolicy, c.ledger, c.note
+        FROM followerChannel c INDEXED BY followerChannel_open JOIN adventure a ON a.id = c.adventure
+        WHERE c.state = 'open' AND a.status != 'running' AND a.endedAt <= ?
+          AND NOT EXISTS (SELECT 1 FROM outbox o INDEXED BY outbox_pending
+                          WHERE o.state = 'pending' AND o.targetKind = 'followerChannel' AND o.targetID = c.id)
+          AND NOT EXISTS (SELECT 1 FROM outbox o INDEXED BY outbox_sending
+                          WHERE o.state = 'sending' AND o.targetKind = 'followerChannel' AND o.targetID = c.id)
+        ORDER BY a.endedAt, c.id LIMIT ?
+        """
 
     public func channelDeleted(_ channel: FollowerChannelID, note: String, at now: Date) async throws {
         try await write { db in

@@ -120,13 +120,14 @@ import Vocabulary
 
     /// v13 left no index by adventure or by target on the push log and the
     /// messages: each would take a page of the WAL per tick. What read through
-    /// them reads a range of ids instead: the log onward from a cursor, the
-    /// pushes queued while one was out. Neither walks every row.
+    /// them reads a range of ids instead (the log onward from a cursor, the
+    /// pushes queued while one was out) or the open pushes (the channel sweep's
+    /// "nothing left to send to it"). None walks every row.
     @Test func whatV13ReadsWithoutIndexesByAdventureOrTargetIsARangeOfIDs() async throws {
         let store = try ScratchDatabase().open()
         let plans = try await store.rawRead { db in
             try [SQLiteStore.pushLogOnwardSQL, SQLiteStore.pushLogThroughPushesSQL, SQLiteStore.hasNewerPushSQL,
-                 SQLiteStore.sendingSupersedableSQL].map { sql in
+                 SQLiteStore.sendingSupersedableSQL, SQLiteStore.channelsToDeleteSQL].map { sql in
                 let arguments = StatementArguments(Array(repeating: "1" as String?, count: sql.count { $0 == "?" }))
                 return try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
             }
@@ -136,7 +137,12 @@ import Vocabulary
         #expect(plans[1].contains { $0.contains("INDEX pushLog_byOutbox") }, "\(plans[1])")
         #expect(plans[2].first { $0.contains(" m ") }?.contains("INTEGER PRIMARY KEY (rowid>? AND rowid<?)") == true, "\(plans[2])")
         #expect(plans[3].contains { $0.contains("INDEX outbox_sendingSupersedable") }, "\(plans[3])")
-        for steps in plans { #expect(!steps.contains { $0.hasPrefix("SCAN") }, "\(steps)") }
+        #expect(plans[4].filter { $0.contains(" o ") || $0.contains("outbox") }.allSatisfy {
+            $0.contains("INDEX outbox_pending") || $0.contains("INDEX outbox_sending")
+        }, "\(plans[4])")
+        #expect(!plans[4].contains { $0.contains("outboxMessage") }, "\(plans[4])")
+        // A scan only of an index of open rows (pending, sending, open channels), never of a table.
+        for steps in plans { #expect(!steps.contains { $0.hasPrefix("SCAN") && !$0.contains(" USING INDEX ") }, "\(steps)") }
     }
 
     /// The log read onward from a cursor and through the adventure's pushes gives
