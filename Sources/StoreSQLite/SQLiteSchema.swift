@@ -22,6 +22,7 @@ enum Schema {
         migrator.registerMigration("v12-outbox-message", migrate: v12OutboxMessage)
         migrator.registerMigration("v13-indexes-in-write-order", migrate: v13IndexesInWriteOrder)
         migrator.registerMigration("v14-adventure-ledgers", migrate: v14AdventureLedgers)
+        migrator.registerMigration("v15-pushes-through-ticks", migrate: v15PushesThroughTicks)
         return migrator
     }
 

@@ -7,13 +7,16 @@ import Vocabulary
 // The steps that queue and settle pushes, shared by several jobs, each run inside
 // the caller's transaction.
 extension SQLiteStore {
-    /// Queues one push, its progress and its message (v12), one id for both; it
-    /// supersedes the pushes still waiting for its target that the policy marked
-    /// supersedable, and marks those being sent (`markNewerQueued`). A leave-channel push (an end to a channel member) also marks
-    /// the member as leaving: their token is kept until that push is done with,
-    /// then dropped. `queuedAt` is the instant as stored (`Date.databaseValue`).
+    /// Queues one push, its progress and its message (v12), one id for both, and
+    /// returns the id; it supersedes the pushes still waiting for its target that
+    /// the policy marked supersedable, and marks those being sent
+    /// (`markNewerQueued`). A leave-channel push (an end to a channel member) also
+    /// marks the member as leaving: their token is kept until that push is done
+    /// with, then dropped. `queuedAt` is the instant as stored
+    /// (`Date.databaseValue`); `inTickRange` says the tick's row will name it (v15).
+    @discardableResult
     static func enqueue(_ message: OutboxMessage, adventure: AdventureID?, tick: Int?, at queuedAt: DatabaseValue,
-                        _ db: Database) throws {
+                        inTickRange: Bool = false, _ db: Database) throws -> Int64 {
         try supersedeWaitingPushes(to: message.target, db)
         try db.cachedStatement(sql: """
             INSERT INTO outbox (targetKind, targetID, supersedable, state, attempts, nextAttemptAt) VALUES (?, ?, ?, 'pending', 0, ?)
@@ -22,17 +25,18 @@ extension SQLiteStore {
         try markNewerQueued(id, to: message.target, db)
         try db.cachedStatement(sql: """
             INSERT INTO outboxMessage (id, adventure, targetKind, targetID, pushType, topic, priority, expiration, payload, reason,
-                                       hasAlert, isEnd, tick, createdAt)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                       hasAlert, isEnd, tick, createdAt, inTickRange)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [
                 id, adventure?.rawValue, message.target.kind.rawValue, message.target.id, message.pushType.rawValue,
                 message.topic.rawValue, message.priority.rawValue, message.expiration, message.payload, message.reason,
-                message.hasAlert, message.isEnd, tick, queuedAt,
+                message.hasAlert, message.isEnd, tick, queuedAt, inTickRange,
             ])
         if let member = message.leavingMember {
             try db.execute(sql: "UPDATE channelMember SET status = 'leaving', leftAt = ? WHERE id = ? AND status = 'joined'",
                            arguments: [queuedAt, member.rawValue])
         }
+        return id
     }
 
     /// The token a push to `target` goes to now, or why it cannot go anywhere.

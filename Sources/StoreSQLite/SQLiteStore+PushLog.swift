@@ -56,12 +56,14 @@ extension SQLiteStore {
     static let pushLogOnwardSQL = """
         SELECT pushLog.*, m.tick AS decidedTick, m.reason AS decision, m.payload AS sentPayload
         FROM pushLog NOT INDEXED CROSS JOIN outboxMessage m ON m.id = pushLog.outbox
-        WHERE pushLog.adventure = ? AND pushLog.id > ? ORDER BY pushLog.id LIMIT ?
+        WHERE pushLog.adventure = ?1 AND pushLog.id > ?2 ORDER BY pushLog.id LIMIT ?3
         """
 
     static let pushLogThroughPushesSQL = """
+        WITH pushes(id) AS (\(adventurePushesSQL))
         SELECT pushLog.*, m.tick AS decidedTick, m.reason AS decision, m.payload AS sentPayload
-        FROM outboxMessage m INDEXED BY outboxMessage_byAdventure CROSS JOIN pushLog INDEXED BY pushLog_byOutbox ON pushLog.outbox = m.id
-        WHERE m.adventure = ? AND pushLog.id > ? ORDER BY pushLog.id LIMIT ?
+        FROM pushes CROSS JOIN pushLog INDEXED BY pushLog_byOutbox ON pushLog.outbox = pushes.id
+        CROSS JOIN outboxMessage m ON m.id = pushLog.outbox
+        WHERE pushLog.id > ?2 ORDER BY pushLog.id LIMIT ?3
         """
 }

@@ -70,7 +70,6 @@ extension SQLiteStore {
                                      adventure.rawValue])
         }
 
-        try insertEvents(record.eventTexts, adventure: adventure, tick: tick, db)
 
         for id in record.appliedCommandIDs {
             try db.execute(sql: "UPDATE command SET tick = ? WHERE id = ? AND adventure = ? AND tick IS NULL",
@@ -78,9 +77,12 @@ extension SQLiteStore {
             guard db.changedRows else { throw TickRules.commandNotWaiting(id, in: adventure) }
         }
 
+        var pushes: ClosedRange<Int64>?
         for message in record.outbox {
-            try enqueue(message, adventure: adventure, tick: tick, at: queuedAt, db)
+            let id = try enqueue(message, adventure: adventure, tick: tick, at: queuedAt, inTickRange: true, db)
+            pushes = (pushes?.lowerBound ?? id)...id
         }
+        try insertTickRow(record.eventTexts, pushes: pushes, adventure: adventure, tick: tick, db)
         if !state.isRunning, let leaveChannelPush = record.leaveChannelPush {
             try sendOffChannel(party: PartyID(row[4]), players: nil, at: now, leaveChannelPush, db)
         }
@@ -110,10 +112,13 @@ extension SQLiteStore {
         return ledgers.text
     }
 
-    /// A tick's events, in order, as one row (`TickEventsText`); none without events.
-    private static func insertEvents(_ events: [String], adventure: AdventureID, tick: Int, _ db: Database) throws {
-        guard !events.isEmpty else { return }
-        try db.cachedStatement(sql: "INSERT INTO tickEvents (adventure, tick, events) VALUES (?, ?, ?)")
-            .execute(arguments: [adventure.rawValue, tick, TickEventsText.text(of: events)])
+    /// A tick's row: its events, in order (`TickEventsText`), and the first and
+    /// last of the pushes it queued, numbered one after another in this write
+    /// (v15). None for a tick without either; no events, an empty text.
+    private static func insertTickRow(_ events: [String], pushes: ClosedRange<Int64>?, adventure: AdventureID, tick: Int,
+                                      _ db: Database) throws {
+        guard !events.isEmpty || pushes != nil else { return }
+        try db.cachedStatement(sql: "INSERT INTO tickEvents (adventure, tick, events, firstPush, lastPush) VALUES (?, ?, ?, ?, ?)")
+            .execute(arguments: [adventure.rawValue, tick, TickEventsText.text(of: events), pushes?.lowerBound, pushes?.upperBound])
     }
 }

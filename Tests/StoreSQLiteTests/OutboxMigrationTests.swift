@@ -1,4 +1,5 @@
 import Foundation
+import Game
 import GRDB
 import PushPolicy
 import Store
@@ -158,6 +159,71 @@ import Vocabulary
         #expect(try await store.liveActivity("elsewhere").ledger == expected)
         let columns = try await store.rawRead { try Row.fetchAll($0, sql: "PRAGMA table_info(liveActivity)").map { $0["name"] as String } }
         #expect(!columns.contains("ledger"))
+        #expect(try await store.rawRead { try String.fetchOne($0, sql: "PRAGMA integrity_check") } == "ok")
+    }
+}
+
+/// v15 drops the index of pushes by adventure: a tick's row names the pushes it
+/// queued, and those queued outside a tick or before v15 keep a partial index.
+/// Every push of an adventure is still found, in order, old and new alike.
+@Suite struct PushesThroughTicksMigrationTests {
+    @Test func v15FindsEveryPushOfAnAdventureOldAndNew() async throws {
+        let scratch = try ScratchDatabase()
+        let id: AdventureID, activities: [ActivityID]
+        do {
+            let store = try scratch.open(upTo: "v14-adventure-ledgers")
+            let trio = try await Trio.make(in: store)
+            id = try await trio.startAdventure().id
+            activities = try await trio.registerActivities(for: id)
+            // Two pushes as v14 queued them, at the start and at tick 1; the first answered.
+            try await store.rawWrite { db in
+                for (tick, state) in [(0, "sent"), (1, "pending")] {
+                    try db.execute(sql: """
+                        INSERT INTO outbox (targetKind, targetID, supersedable, state, attempts, nextAttemptAt)
+                        VALUES ('liveActivity', ?, 0, ?, ?, '2025-01-01 00:00:00.000')
+                        """, arguments: [activities[0].rawValue, state, tick == 0 ? 1 : 0])
+                    try db.execute(sql: """
+                        INSERT INTO outboxMessage (id, adventure, targetKind, targetID, pushType, topic, priority, expiration, payload,
+                                                   reason, hasAlert, isEnd, tick, createdAt)
+                        VALUES (last_insert_rowid(), ?, 'liveActivity', ?, 'liveactivity', 'app.topic', 10, 4000000000, ?, 'alert',
+                                1, 0, ?, '2025-01-01 00:00:00.000')
+                        """, arguments: [id.rawValue, activities[0].rawValue, Data("{\"old\":\(tick)}".utf8), tick])
+                }
+                try db.execute(sql: """
+                    INSERT INTO pushLog (outbox, adventure, targetKind, targetID, token, pushType, priority, status, reason, apnsID,
+                                         attempts, sentAt)
+                    VALUES ((SELECT MIN(id) FROM outbox), ?, 'liveActivity', ?, ?, 'liveactivity', 10, 200, NULL, 'apns-1', 1,
+                            '2025-01-01 00:00:05.000')
+                    """, arguments: [id.rawValue, activities[0].rawValue, Tokens.make(0).hex])
+            }
+        }
+        let store = try scratch.open()
+        // Tick 1, with its events and three pushes; a push queued outside a tick, as
+        // a follower's is; tick 2 with a push and no events (its row has none).
+        try await store.playNextTick(of: id) { _ in activities.map { update($0, tick: 1, alert: true) } }
+        try await store.rawWrite { db in
+            try SQLiteStore.enqueue(update(activities[1], tick: 1, alert: true), adventure: id, tick: 1, at: Date().databaseValue, db)
+        }
+        let inputs = try await store.tickInputs(of: id)
+        let game = try Adventure(setup: inputs.adventure.setup, content: ShippedContent.game)
+        let (state, _) = game.tick(inputs.adventure.state, commands: [])
+        try await store.recordTick(adventure: id, tick: 2, state: state, events: [], appliedCommandIDs: [],
+                                   outbox: [update(activities[2], tick: 2, alert: true)], ledgers: [:])
+        // Another adventure's pushes between them are not its.
+        let other = try await Trio.make(in: store)
+        let otherID = try await other.startAdventure(seed: 9).id
+        let otherActivities = try await other.registerActivities(for: otherID)
+        try await store.playNextTick(of: otherID) { _ in otherActivities.map { update($0, tick: 1, alert: true) } }
+
+        let outbox = try await store.outbox(of: id)
+        #expect(outbox.map(\.tick) == [0, 1, 1, 1, 1, 1, 2])
+        #expect(outbox.map(\.id.rawValue) == outbox.map(\.id.rawValue).sorted())
+        #expect(outbox.prefix(2).map(\.message.payload) == [Data("{\"old\":0}".utf8), Data("{\"old\":1}".utf8)])
+        #expect(try await store.outbox(of: otherID).count == 3)
+        let record = try await store.record(of: id, includingOutbox: true)
+        #expect(record.outboxCount == 7 && record.outbox?.map(\.id) == outbox.map(\.id))
+        #expect(Set(record.events.map(\.tick)) == [1], "tick 2's row holds no events")
+        #expect(try await store.pushLog(of: id).map(\.payload) == [Data("{\"old\":0}".utf8)])
         #expect(try await store.rawRead { try String.fetchOne($0, sql: "PRAGMA integrity_check") } == "ok")
     }
 }

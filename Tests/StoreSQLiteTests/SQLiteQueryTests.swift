@@ -118,8 +118,8 @@ import Vocabulary
         }
     }
 
-    /// v13 left no index by adventure or by target on the push log and the
-    /// messages: each would take a page of the WAL per tick. What read through
+    /// v13 and v15 left no index by adventure or by target on the push log and
+    /// the messages: each would take a page of the WAL per tick. What read through
     /// them reads a range of ids instead (the log onward from a cursor, the
     /// pushes queued while one was out) or the open pushes (the channel sweep's
     /// "nothing left to send to it"). None walks every row.
@@ -127,22 +127,33 @@ import Vocabulary
         let store = try ScratchDatabase().open()
         let plans = try await store.rawRead { db in
             try [SQLiteStore.pushLogOnwardSQL, SQLiteStore.pushLogThroughPushesSQL, SQLiteStore.hasNewerPushSQL,
-                 SQLiteStore.sendingSupersedableSQL, SQLiteStore.channelsToDeleteSQL].map { sql in
-                let arguments = StatementArguments(Array(repeating: "1" as String?, count: sql.count { $0 == "?" }))
+                 SQLiteStore.sendingSupersedableSQL, SQLiteStore.channelsToDeleteSQL, SQLiteStore.outboxEntriesSQL].map { sql in
+                // Numbered (?1, ?2, …) or not: as many arguments as the statement takes.
+                let numbered = (1...9).filter { sql.contains("?\($0)") }.max()
+                let arguments = StatementArguments(Array(repeating: "1" as String?, count: numbered ?? sql.count { $0 == "?" }))
                 return try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
             }
         }
         #expect(plans[0].first { $0.contains("pushLog") }?.contains("USING INTEGER PRIMARY KEY (rowid>?)") == true, "\(plans[0])")
-        #expect(plans[1].contains { $0.contains("INDEX outboxMessage_byAdventure") }, "\(plans[1])")
         #expect(plans[1].contains { $0.contains("INDEX pushLog_byOutbox") }, "\(plans[1])")
+        // An adventure's pushes (v15): through its ticks' rows and the ranges they
+        // name, and the partial index of those queued outside a tick.
+        for plan in [plans[1], plans[5]] {
+            #expect(plan.contains { $0.contains("SEARCH t USING INDEX tickEvents_byAdventure") }, "\(plan)")
+            #expect(plan.contains { $0.contains("SEARCH m USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)") }, "\(plan)")
+            #expect(plan.contains { $0.contains("INDEX outboxMessage_outsideTicks") }, "\(plan)")
+        }
         #expect(plans[2].first { $0.contains(" m ") }?.contains("INTEGER PRIMARY KEY (rowid>? AND rowid<?)") == true, "\(plans[2])")
         #expect(plans[3].contains { $0.contains("INDEX outbox_sendingSupersedable") }, "\(plans[3])")
         #expect(plans[4].filter { $0.contains(" o ") || $0.contains("outbox") }.allSatisfy {
             $0.contains("INDEX outbox_pending") || $0.contains("INDEX outbox_sending")
         }, "\(plans[4])")
         #expect(!plans[4].contains { $0.contains("outboxMessage") }, "\(plans[4])")
-        // A scan only of an index of open rows (pending, sending, open channels), never of a table.
-        for steps in plans { #expect(!steps.contains { $0.hasPrefix("SCAN") && !$0.contains(" USING INDEX ") }, "\(steps)") }
+        // A scan only of an index of open rows (pending, sending, open channels)
+        // or of the adventure's pushes just found, never of a table.
+        for steps in plans {
+            #expect(!steps.contains { $0.hasPrefix("SCAN") && !$0.contains(" USING INDEX ") && $0 != "SCAN pushes" }, "\(steps)")
+        }
     }
 
     /// The log read onward from a cursor and through the adventure's pushes gives
