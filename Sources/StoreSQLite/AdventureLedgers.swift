@@ -21,6 +21,10 @@ struct AdventureLedgers {
 
     var text: String { entries.map { $0.activity + "\t" + $0.ledger }.joined(separator: "\n") }
 
+    func contains(_ activity: ActivityID) -> Bool {
+        entries.contains { $0.activity == activity.rawValue }
+    }
+
     func ledger(of activity: ActivityID) throws -> BudgetLedger {
         guard let entry = entries.first(where: { $0.activity == activity.rawValue }) else { return BudgetLedger() }
         return try SQLiteStore.ledger(String(entry.ledger))

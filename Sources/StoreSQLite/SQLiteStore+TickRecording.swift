@@ -39,18 +39,20 @@ extension SQLiteStore {
     /// every index whose columns or condition name a column the statement sets,
     /// changed or not, and the index of one running adventure per party is
     /// conditioned on the status (a page per tick, 2 % of its WAL).
-    static let runningTickSQL = "UPDATE adventure SET state = ?, lastTick = ?, nextTickAt = ?, ledgers = ? WHERE id = ?"
+    /// The budgets (`ledgers`) are left as they are when the tick changed none (NULL).
+    static let runningTickSQL = "UPDATE adventure SET state = ?, lastTick = ?, nextTickAt = ?, ledgers = coalesce(?, ledgers) WHERE id = ?"
 
     /// The tick that ends an adventure.
     static let endingTickSQL = """
-        UPDATE adventure SET state = ?, status = ?, lastTick = ?, nextTickAt = NULL, endedAt = ?, ledgers = ? WHERE id = ?
+        UPDATE adventure SET state = ?, status = ?, lastTick = ?, nextTickAt = NULL, endedAt = ?, ledgers = coalesce(?, ledgers)
+        WHERE id = ?
         """
 
     private static func store(_ record: TickRecord, at now: Date, queuedAt: DatabaseValue, _ db: Database) throws -> StoredTick {
         let (adventure, tick, state) = (record.adventure, record.tick, record.state)
         if let refusal = TickRules.refusal(of: record) { throw refusal }
         let row = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT status, lastTick, startedAt, tickInterval, party, ledgers FROM adventure WHERE id = ?
+            SELECT status, lastTick, startedAt, tickInterval, party FROM adventure WHERE id = ?
             """), arguments: [adventure.rawValue])
         if let refusal = TickRules.fenceRefusal(record, stored: row.map { TickRules.Stored(status: $0[0], lastTick: $0[1]) }) {
             throw refusal
@@ -60,7 +62,7 @@ extension SQLiteStore {
 
         let stored = StoredTick(lastTick: tick, status: state.status,
                                 nextTickAt: state.isRunning ? startedAt + (tick + 1) * interval : nil)
-        let ledgers = try Self.ledgers(row[5], after: record, db)
+        let ledgers = try Self.ledgers(after: record, db)
         if state.isRunning {
             try db.cachedStatement(sql: Self.runningTickSQL)
                 .execute(arguments: [record.stateText, tick, stored.nextTickAt, ledgers, adventure.rawValue])
@@ -98,13 +100,17 @@ extension SQLiteStore {
     }
 
     /// The adventure's budgets (`AdventureLedgers`) with those the tick changed;
-    /// refused if one is not of an activity of the adventure.
-    private static func ledgers(_ stored: String, after record: TickRecord, _ db: Database) throws -> String {
-        guard !record.ledgers.isEmpty else { return stored }
-        var ledgers = AdventureLedgers(stored)
+    /// refused if one is not of an activity of the adventure. An activity with a
+    /// budget stored here was found to be the adventure's when it was first stored.
+    /// Nil when the tick changed none.
+    private static func ledgers(after record: TickRecord, _ db: Database) throws -> String? {
+        guard !record.ledgers.isEmpty else { return nil }
+        var ledgers = AdventureLedgers(try String.fetchOne(db.cachedStatement(sql: "SELECT ledgers FROM adventure WHERE id = ?"),
+                                                           arguments: [record.adventure.rawValue]) ?? "")
         let isOfAdventure = try db.cachedStatement(sql: "SELECT 1 FROM liveActivity WHERE id = ? AND adventure = ?")
         for (activity, ledger) in record.ledgers.sorted(by: { $0.key < $1.key }) {
-            guard try Bool.fetchOne(isOfAdventure, arguments: [activity.rawValue, record.adventure.rawValue]) != nil else {
+            guard try ledgers.contains(activity)
+                    || Bool.fetchOne(isOfAdventure, arguments: [activity.rawValue, record.adventure.rawValue]) != nil else {
                 throw TickRules.strangerActivity(activity.rawValue, of: record.adventure)
             }
             ledgers.set(ledger, of: activity)

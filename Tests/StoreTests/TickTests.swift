@@ -66,6 +66,13 @@ import Vocabulary
         #expect(inputs.ledgers[activities[0]] == ledger)
         #expect(inputs.ledgers[activities[1]] == unsent)
         #expect(inputs.ledgers[activities[2]] == BudgetLedger())
+
+        // A tick that changes no budget leaves them as they were; one that changes one, only that one.
+        try await store.playNextTick(of: adventure.id)
+        #expect(try await store.tickInputs(of: adventure.id).ledgers == inputs.ledgers)
+        try await store.playNextTick(of: adventure.id, ledgers: [activities[1]: ledger])
+        let later = try await store.tickInputs(of: adventure.id).ledgers
+        #expect(later[activities[0]] == ledger && later[activities[1]] == ledger && later[activities[2]] == BudgetLedger())
     }
 
     @Test(arguments: StoreEngine.available) func aTickStoredTwiceIsAConflictAndChangesNothing(engine: StoreEngine) async throws {
