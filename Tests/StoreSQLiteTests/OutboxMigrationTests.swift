@@ -89,27 +89,7 @@ import Vocabulary
             let trio = try await Trio.make(in: store)
             id = try await trio.startAdventure().id
             activity = try await trio.registerActivitiesBeforeV14(for: id, in: store)[0]
-            try await store.rawWrite { db in
-                for (index, row) in rows.enumerated() {
-                    try db.execute(sql: """
-                        INSERT INTO outbox (targetKind, targetID, supersedable, state, attempts, nextAttemptAt, claimedBy)
-                        VALUES ('liveActivity', ?, ?, ?, ?, '2025-01-01 00:00:00.000', ?)
-                        """, arguments: [activity.rawValue, row.supersedable, row.state, row.state == "pending" ? 0 : 1,
-                                         row.state == "sending" ? "old" : nil])
-                    try db.execute(sql: """
-                        INSERT INTO outboxMessage (id, adventure, targetKind, targetID, pushType, topic, priority, expiration, payload,
-                                                   reason, hasAlert, isEnd, tick, createdAt)
-                        VALUES (last_insert_rowid(), ?, 'liveActivity', ?, 'liveactivity', 'app.topic', 5, 4000000000, ?, 'routine',
-                                0, 0, ?, '2025-01-01 00:00:00.000')
-                        """, arguments: [id.rawValue, activity.rawValue, Data("{\"push\":\(index)}".utf8), row.tick])
-                }
-                try db.execute(sql: """
-                    INSERT INTO pushLog (outbox, adventure, targetKind, targetID, token, pushType, priority, status, reason, apnsID,
-                                         attempts, sentAt)
-                    VALUES ((SELECT MIN(id) FROM outbox), ?, 'liveActivity', ?, ?, 'liveactivity', 5, 200, NULL, 'apns-1', 1,
-                            '2025-01-01 00:00:05.000')
-                    """, arguments: [id.rawValue, activity.rawValue, Tokens.make(0).hex])
-            }
+            try await store.rawWrite { db in try insertPushesAsBeforeV15(rows, adventure: id, activity: activity, db) }
         }
         let store = try scratch.open()
         #expect(try await store.pushLog(of: id).map(\.payload) == [Data("{\"push\":0}".utf8)])
@@ -177,24 +157,7 @@ import Vocabulary
             activities = try await trio.registerActivities(for: id)
             // Two pushes as v14 queued them, at the start and at tick 1; the first answered.
             try await store.rawWrite { db in
-                for (tick, state) in [(0, "sent"), (1, "pending")] {
-                    try db.execute(sql: """
-                        INSERT INTO outbox (targetKind, targetID, supersedable, state, attempts, nextAttemptAt)
-                        VALUES ('liveActivity', ?, 0, ?, ?, '2025-01-01 00:00:00.000')
-                        """, arguments: [activities[0].rawValue, state, tick == 0 ? 1 : 0])
-                    try db.execute(sql: """
-                        INSERT INTO outboxMessage (id, adventure, targetKind, targetID, pushType, topic, priority, expiration, payload,
-                                                   reason, hasAlert, isEnd, tick, createdAt)
-                        VALUES (last_insert_rowid(), ?, 'liveActivity', ?, 'liveactivity', 'app.topic', 10, 4000000000, ?, 'alert',
-                                1, 0, ?, '2025-01-01 00:00:00.000')
-                        """, arguments: [id.rawValue, activities[0].rawValue, Data("{\"old\":\(tick)}".utf8), tick])
-                }
-                try db.execute(sql: """
-                    INSERT INTO pushLog (outbox, adventure, targetKind, targetID, token, pushType, priority, status, reason, apnsID,
-                                         attempts, sentAt)
-                    VALUES ((SELECT MIN(id) FROM outbox), ?, 'liveActivity', ?, ?, 'liveactivity', 10, 200, NULL, 'apns-1', 1,
-                            '2025-01-01 00:00:05.000')
-                    """, arguments: [id.rawValue, activities[0].rawValue, Tokens.make(0).hex])
+                try insertPushesAsBeforeV15([("sent", 0, false), ("pending", 1, false)], adventure: id, activity: activities[0], db)
             }
         }
         let store = try scratch.open()
@@ -218,12 +181,12 @@ import Vocabulary
         let outbox = try await store.outbox(of: id)
         #expect(outbox.map(\.tick) == [0, 1, 1, 1, 1, 1, 2])
         #expect(outbox.map(\.id.rawValue) == outbox.map(\.id.rawValue).sorted())
-        #expect(outbox.prefix(2).map(\.message.payload) == [Data("{\"old\":0}".utf8), Data("{\"old\":1}".utf8)])
+        #expect(outbox.prefix(2).map(\.message.payload) == [Data("{\"push\":0}".utf8), Data("{\"push\":1}".utf8)])
         #expect(try await store.outbox(of: otherID).count == 3)
         let record = try await store.record(of: id, includingOutbox: true)
         #expect(record.outboxCount == 7 && record.outbox?.map(\.id) == outbox.map(\.id))
         #expect(Set(record.events.map(\.tick)) == [1], "tick 2's row holds no events")
-        #expect(try await store.pushLog(of: id).map(\.payload) == [Data("{\"old\":0}".utf8)])
+        #expect(try await store.pushLog(of: id).map(\.payload) == [Data("{\"push\":0}".utf8)])
         #expect(try await store.rawRead { try String.fetchOne($0, sql: "PRAGMA integrity_check") } == "ok")
     }
 }

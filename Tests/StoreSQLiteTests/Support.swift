@@ -53,3 +53,29 @@ extension Trio {
         return ids
     }
 }
+
+/// Pushes to one activity as v12 to v14 stored them, its progress and its
+/// message under one id, the payloads `{"push":0}`, `{"push":1}` … in order; the
+/// first has an entry in the push log. A push being sent was claimed by "old".
+func insertPushesAsBeforeV15(_ pushes: [(state: String, tick: Int, supersedable: Bool)], adventure: AdventureID,
+                             activity: ActivityID, _ db: Database) throws {
+    for (index, push) in pushes.enumerated() {
+        try db.execute(sql: """
+            INSERT INTO outbox (targetKind, targetID, supersedable, state, attempts, nextAttemptAt, claimedBy)
+            VALUES ('liveActivity', ?, ?, ?, ?, '2025-01-01 00:00:00.000', ?)
+            """, arguments: [activity.rawValue, push.supersedable, push.state, push.state == "pending" ? 0 : 1,
+                             push.state == "sending" ? "old" : nil])
+        try db.execute(sql: """
+            INSERT INTO outboxMessage (id, adventure, targetKind, targetID, pushType, topic, priority, expiration, payload,
+                                       reason, hasAlert, isEnd, tick, createdAt)
+            VALUES (last_insert_rowid(), ?, 'liveActivity', ?, 'liveactivity', 'app.topic', 5, 4000000000, ?, 'routine',
+                    0, 0, ?, '2025-01-01 00:00:00.000')
+            """, arguments: [adventure.rawValue, activity.rawValue, Data("{\"push\":\(index)}".utf8), push.tick])
+    }
+    try db.execute(sql: """
+        INSERT INTO pushLog (outbox, adventure, targetKind, targetID, token, pushType, priority, status, reason, apnsID,
+                             attempts, sentAt)
+        VALUES ((SELECT MIN(id) FROM outbox), ?, 'liveActivity', ?, ?, 'liveactivity', 5, 200, NULL, 'apns-1', 1,
+                '2025-01-01 00:00:05.000')
+        """, arguments: [adventure.rawValue, activity.rawValue, Tokens.make(0).hex])
+}
