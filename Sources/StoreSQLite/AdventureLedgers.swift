@@ -1,3 +1,4 @@
+import GRDB
 import PushPolicy
 import Store
 import Vocabulary
@@ -11,6 +12,12 @@ import Vocabulary
 /// empty budget it was registered with.
 struct AdventureLedgers {
     private var entries: [(activity: String, ledger: Substring)]
+
+    /// The adventure's budgets as stored; none for an adventure not stored.
+    static func stored(of adventure: AdventureID, _ db: Database) throws -> AdventureLedgers {
+        AdventureLedgers(try String.fetchOne(db.cachedStatement(sql: "SELECT ledgers FROM adventure WHERE id = ?"),
+                                             arguments: [adventure.rawValue]) ?? "")
+    }
 
     init(_ text: String) {
         entries = text.split(separator: "\n").map { line in

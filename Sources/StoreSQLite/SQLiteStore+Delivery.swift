@@ -40,9 +40,10 @@ extension SQLiteStore {
             try requireSending(push, by: claimant, db)
             // A newer push to its target was queued while this one was out: it
             // carries a newer state, so this one is not sent again (nor shown waiting).
-            let newest = try Int64.fetchOne(db.cachedStatement(sql: "SELECT newerQueued FROM outbox WHERE id = ?"),
-                                            arguments: [push.id.rawValue])
-            if push.message.supersedable, try hasNewerPush(to: push.message.target, than: push.id.rawValue, upTo: newest, db) {
+            if push.message.supersedable,
+               try hasNewerPush(to: push.message.target, than: push.id.rawValue,
+                                upTo: Int64.fetchOne(db.cachedStatement(sql: "SELECT newerQueued FROM outbox WHERE id = ?"),
+                                                     arguments: [push.id.rawValue]), db) {
                 try supersede(push.id.rawValue, db)
             } else {
                 try db.execute(sql: "UPDATE outbox SET state = 'pending', nextAttemptAt = ?, outcome = ? WHERE id = ?",

@@ -105,8 +105,7 @@ extension SQLiteStore {
     /// Nil when the tick changed none.
     private static func ledgers(after record: TickRecord, _ db: Database) throws -> String? {
         guard !record.ledgers.isEmpty else { return nil }
-        var ledgers = AdventureLedgers(try String.fetchOne(db.cachedStatement(sql: "SELECT ledgers FROM adventure WHERE id = ?"),
-                                                           arguments: [record.adventure.rawValue]) ?? "")
+        var ledgers = try AdventureLedgers.stored(of: record.adventure, db)
         let isOfAdventure = try db.cachedStatement(sql: "SELECT 1 FROM liveActivity WHERE id = ? AND adventure = ?")
         for (activity, ledger) in record.ledgers.sorted(by: { $0.key < $1.key }) {
             guard try ledgers.contains(activity)

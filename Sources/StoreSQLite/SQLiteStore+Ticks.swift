@@ -45,10 +45,7 @@ extension SQLiteStore {
         var members: [DueActivity] = [], followers: [DueFollowerActivity] = []
         var ledgers: AdventureLedgers?
         func ledger(of activity: ActivityID) throws -> BudgetLedger {
-            if ledgers == nil {
-                ledgers = AdventureLedgers(try String.fetchOne(db.cachedStatement(sql: "SELECT ledgers FROM adventure WHERE id = ?"),
-                                                               arguments: [adventure.rawValue]) ?? "")
-            }
+            if ledgers == nil { ledgers = try AdventureLedgers.stored(of: adventure, db) }
             return try ledgers!.ledger(of: activity)
         }
         for activity in try Row.fetchAll(db.cachedStatement(sql: """

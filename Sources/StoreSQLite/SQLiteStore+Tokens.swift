@@ -129,8 +129,7 @@ extension SQLiteStore {
         guard let row = try LiveActivityRow.fetchOne(db, key: id.rawValue) else { throw StoreError.unknownActivity(id) }
         let token = try String.fetchOne(db, sql: "SELECT token FROM activityToken WHERE activity = ? AND invalidatedAt IS NULL",
                                         arguments: [id.rawValue])
-        let ledgers = try String.fetchOne(db, sql: "SELECT ledgers FROM adventure WHERE id = ?", arguments: [row.adventure]) ?? ""
-        return row.value(token: token, ledger: try AdventureLedgers(ledgers).ledger(of: id))
+        return row.value(token: token, ledger: try AdventureLedgers.stored(of: AdventureID(row.adventure), db).ledger(of: id))
     }
 
     static func pushToStartDevices(of roster: [PartyMember], _ db: Database) throws -> [PushToStartDevice] {
