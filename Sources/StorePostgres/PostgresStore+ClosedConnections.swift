@@ -17,7 +17,20 @@ import PostgresNIO
 extension PostgresStore {
     static let closedConnectionGrace: TimeAmount = .seconds(2)
 
-    func givingUpOnClosedConnections<T: Sendable>(
+    /// `body` on a connection of the pool, given up if that connection closes
+    /// under it: every use of a connection goes through here.
+    func withWatchedConnection<T: Sendable>(
+        operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        try await givingUpOnClosedConnections(operation: operation) { [client] use in
+            try await client.withConnection { connection in
+                use.watch(connection)
+                return try await body(connection)
+            }
+        }
+    }
+
+    private func givingUpOnClosedConnections<T: Sendable>(
         operation: String, _ work: @escaping @Sendable (ConnectionUse) async throws -> T
     ) async throws -> T {
         let outcome = FirstOutcome<T>()
@@ -75,6 +88,7 @@ final class OpenConnections: @unchecked Sendable {
 }
 
 /// One operation's use of a connection: `watch` the connection it was lent.
+/// (`fileprivate`: `withWatchedConnection` is the way in.)
 final class ConnectionUse: @unchecked Sendable {
     private let connections: OpenConnections
     private let gaveUp: @Sendable () -> Void
@@ -86,7 +100,7 @@ final class ConnectionUse: @unchecked Sendable {
         self.gaveUp = gaveUp
     }
 
-    func watch(_ connection: PostgresConnection) {
+    fileprivate func watch(_ connection: PostgresConnection) {
         let eventLoop = connection.eventLoop
         let registered = connections.begin(connection) { [gaveUp] in
             eventLoop.scheduleTask(in: PostgresStore.closedConnectionGrace) { gaveUp() }

@@ -22,7 +22,7 @@ public final class PostgresStore: RangersStore {
     public let lease: Duration
     let client: PostgresClient
     let logger: Logger
-    /// Operations under way on each connection (`givingUpOnClosedConnections`).
+    /// Operations under way on each connection (`withWatchedConnection`).
     let openConnections = OpenConnections()
     private let running: Task<Void, Never>
     private let started: AsyncStream<Void>
@@ -273,15 +273,12 @@ public final class PostgresStore: RangersStore {
     /// Runs `body` in one transaction. A constraint the schema enforces comes back
     /// as the `StoreError` the API answers with a 4xx; the transaction was rolled
     /// back whole.
-    /// A connection the server closes under it fails it (`givingUpOnClosedConnections`).
+    /// A connection the server closes under it fails it (`withWatchedConnection`).
     func transaction<T: Sendable>(operation: String = #function,
                                   _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         do {
-            return try await givingUpOnClosedConnections(operation: operation) { [client, logger] use in
-                try await client.withConnection { connection in
-                    use.watch(connection)
-                    return try await connection.withTransaction(logger: logger) { connection in try await body(connection) }
-                }
+            return try await withWatchedConnection(operation: operation) { [logger] connection in
+                try await connection.withTransaction(logger: logger) { connection in try await body(connection) }
             }
         } catch let error as PostgresTransactionError {
             throw Self.translated(error.closureError ?? error.rollbackError ?? error.beginError ?? error.commitError ?? error,
@@ -296,11 +293,8 @@ public final class PostgresStore: RangersStore {
     @discardableResult
     func query(_ query: PostgresQuery, logger: Logger, operation: String = #function) async throws -> [PostgresRow] {
         do {
-            return try await givingUpOnClosedConnections(operation: operation) { [client] use in
-                try await client.withConnection { connection in
-                    use.watch(connection)
-                    return try await connection.query(query, logger: logger).collect()
-                }
+            return try await withWatchedConnection(operation: operation) { connection in
+                try await connection.query(query, logger: logger).collect()
             }
         } catch {
             throw Self.translated(error, operation: operation)

@@ -49,15 +49,11 @@ struct ClosedConnectionTests {
         let store = try #require(try await database.open(asNode: false) as? PostgresStore)
         let started = ContinuousClock.now
         await #expect {
-            try await store.givingUpOnClosedConnections(operation: "waitingForever") { [client = store.client] use in
-                try await client.withConnection { connection in
-                    use.watch(connection)
-                    let pid = try await connection.query("SELECT pg_backend_pid()", logger: store.logger)
-                        .decodeOne(Int32.self)
-                    _ = try await database.rows(sqlite: "", postgres: "SELECT pg_terminate_backend(\(pid))::text")
-                    // What a statement lost on the closed channel does.
-                    try await Task.sleep(for: .seconds(3_600))
-                }
+            try await store.withWatchedConnection(operation: "waitingForever") { connection in
+                let pid = try await connection.query("SELECT pg_backend_pid()", logger: store.logger).decodeOne(Int32.self)
+                _ = try await database.rows(sqlite: "", postgres: "SELECT pg_terminate_backend(\(pid))::text")
+                // What a statement lost on the closed channel does.
+                try await Task.sleep(for: .seconds(3_600))
             }
         } throws: { error in
             "\(error)" == "waitingForever failed: the database closed the connection before the statement was sent"
