@@ -38,7 +38,12 @@ struct AdventureLedgers {
     }
 
     mutating func set(_ ledger: BudgetLedger, of activity: ActivityID) {
-        let text = Substring(LedgerJSON.text(of: ledger))
+        set(stored: LedgerJSON.text(of: ledger), of: activity)
+    }
+
+    /// A budget's JSON as it was stored, kept byte for byte (`v14AdventureLedgers`).
+    mutating func set(stored ledger: String, of activity: ActivityID) {
+        let text = Substring(ledger)
         if let index = entries.firstIndex(where: { $0.activity == activity.rawValue }) {
             entries[index].ledger = text
         } else {

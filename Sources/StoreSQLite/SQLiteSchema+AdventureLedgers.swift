@@ -1,4 +1,5 @@
 import GRDB
+import Vocabulary
 
 extension Schema {
     /// The activities' push budgets move into their adventure's row
@@ -7,13 +8,13 @@ extension Schema {
     /// budget is carried over as it was written; an activity's row keeps no copy.
     static func v14AdventureLedgers(_ db: Database) throws {
         try db.execute(sql: "ALTER TABLE adventure ADD COLUMN ledgers TEXT NOT NULL DEFAULT ''")
-        var byAdventure: [String: [String]] = [:]
-        let rows = try Row.fetchCursor(db, sql: "SELECT adventure, id, ledger FROM liveActivity ORDER BY adventure, id")
+        var byAdventure: [String: AdventureLedgers] = [:]
+        let rows = try Row.fetchCursor(db, sql: "SELECT adventure, id, ledger FROM liveActivity")
         while let row = try rows.next() {
-            byAdventure[row[0], default: []].append((row[1] as String) + "\t" + (row[2] as String))
+            byAdventure[row[0], default: AdventureLedgers("")].set(stored: row[2], of: ActivityID(row[1] as String))
         }
         let update = try db.makeStatement(sql: "UPDATE adventure SET ledgers = ? WHERE id = ?")
-        for (adventure, lines) in byAdventure { try update.execute(arguments: [lines.joined(separator: "\n"), adventure]) }
+        for (adventure, ledgers) in byAdventure { try update.execute(arguments: [ledgers.text, adventure]) }
         try db.execute(sql: "ALTER TABLE liveActivity DROP COLUMN ledger")
     }
 }
