@@ -62,7 +62,10 @@ struct DemoCommand: AsyncParsableCommand {
             gameMasterKey: DemoScript.randomHex(), apns: .simulator, databasePath: databasePath, databaseURL: databaseURL, host: "127.0.0.1", port: 0,
             contentDirectory: content.directory, pushPolicy: try PolicyEnvironment.configuration(),
             followers: FollowerSettings(tokenFollowersPerAdventure: max(FollowerSettings().tokenFollowersPerAdventure, followers)),
-            ticker: Ticker.Settings(longestWait: .milliseconds(50)), dispatcher: Dispatcher.Settings(idleWait: .milliseconds(50)))
+            // The server's waits are wall-clock time: scaled down with the game's, or
+            // they, not --speed, would set how fast the adventure goes.
+            ticker: Ticker.Settings(longestWait: .milliseconds(50) / speed, gatherInterval: .milliseconds(100) / speed),
+            dispatcher: Dispatcher.Settings(idleWait: .milliseconds(50) / speed))
         // The demo's players and followers all sign up from this machine.
         configuration.limits = AbuseLimits(signUpsPerMinute: 100_000, failedAuthenticationsPerMinute: 100_000)
         let resources: ServerResources

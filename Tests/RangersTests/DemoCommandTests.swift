@@ -12,7 +12,7 @@ import Vocabulary
         let (storeOption, environment) = engine == .sqlite
             ? (["--db", database.location], [String: String]())
             : ([String](), ["RANGERS_DATABASE_URL": database.location])
-        let demo = try await RangersProcess.run(["demo", "--speed", "10", "--seed", "11"] + storeOption, environment: environment)
+        let demo = try await RangersProcess.run(["demo", "--speed", "20", "--seed", "11"] + storeOption, environment: environment)
         #expect(demo.status == 0, "\(demo.stderr)")
         let output = demo.stdout
         #expect(output.contains("signs up with 🐼 Power Panda"))
@@ -51,7 +51,7 @@ import Vocabulary
         FileManager.default.createFile(atPath: output.path, contents: nil)
         let demo = Process()
         demo.executableURL = RangersProcess.executable
-        demo.arguments = ["demo", "--speed", "10", "--seed", "11", "--db", folder.appendingPathComponent("demo.sqlite").path]
+        demo.arguments = ["demo", "--speed", "20", "--seed", "11", "--db", folder.appendingPathComponent("demo.sqlite").path]
         demo.currentDirectoryURL = RangersProcess.repositoryRoot
         demo.standardOutput = try FileHandle(forWritingTo: output)
         demo.standardError = FileHandle.nullDevice
