@@ -51,7 +51,7 @@ final class LivePageServer: @unchecked Sendable {
             gameMasterKey: TestServer.gameMasterKey, apns: .simulator, databasePath: database.location, port: 0,
             contentDirectory: TestServer.contentDirectory, pushPolicy: policy, bundleID: TestServer.bundleID,
             followers: DeliveryHarness.followerSettings, liveLinkSecret: liveLinkSecret,
-            ticker: Ticker.Settings(longestWait: .milliseconds(2)), dispatcher: Dispatcher.Settings(maximumInFlight: 8, idleWait: .milliseconds(2)))
+            ticker: Ticker.Settings(longestWait: .milliseconds(2), gatherInterval: .zero), dispatcher: Dispatcher.Settings(maximumInFlight: 8, idleWait: .milliseconds(2)))
         configuration.limits = TestServer.unlimited
         // One attempt per claim: an answer to try later goes back to the outbox, where the page sees it wait.
         // The management API too: followers' channels are made on it.
