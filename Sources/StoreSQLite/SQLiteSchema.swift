@@ -23,6 +23,7 @@ enum Schema {
         migrator.registerMigration("v13-indexes-in-write-order", migrate: v13IndexesInWriteOrder)
         migrator.registerMigration("v14-adventure-ledgers", migrate: v14AdventureLedgers)
         migrator.registerMigration("v15-pushes-through-ticks", migrate: v15PushesThroughTicks)
+        migrator.registerMigration("v16-chained-ticks", migrate: v16ChainedTicks)
         return migrator
     }
 

@@ -60,7 +60,7 @@ extension SQLiteStore {
         """
 
     static let pushLogThroughPushesSQL = """
-        WITH pushes(id) AS (\(adventurePushesSQL))
+        WITH RECURSIVE \(adventurePushesCTE)
         SELECT pushLog.*, m.tick AS decidedTick, m.reason AS decision, m.payload AS sentPayload
         FROM pushes CROSS JOIN pushLog INDEXED BY pushLog_byOutbox ON pushLog.outbox = pushes.id
         CROSS JOIN outboxMessage m ON m.id = pushLog.outbox

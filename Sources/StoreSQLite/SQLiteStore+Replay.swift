@@ -14,7 +14,7 @@ extension SQLiteStore {
                 SELECT * FROM liveActivity WHERE adventure = ? AND heroID IS NOT NULL ORDER BY createdAt, id
                 """, arguments: [adventure.rawValue]).compactMap(\.recipient)
             let events = TickEventsText.texts(try Self.tickEvents(of: adventure, db))
-            let outboxCount = try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM (\(Self.adventurePushesSQL))"),
+            let outboxCount = try Int.fetchOne(db.cachedStatement(sql: "WITH RECURSIVE \(Self.adventurePushesCTE) SELECT COUNT(*) FROM pushes"),
                                                arguments: [adventure.rawValue]) ?? 0
             return AdventureRecord(adventure: stored, commands: try Self.appliedCommands(of: adventure, db), events: events,
                                    outbox: includingOutbox ? try Self.outboxEntries(of: adventure, db) : nil,
@@ -28,19 +28,35 @@ extension SQLiteStore {
             """, arguments: [adventure.rawValue]).map { ScheduledCommand(tick: $0.tick!, command: try $0.decodedCommand()) }
     }
 
-    /// The ids of the adventure's pushes (`?1`): those its ticks queued, through
-    /// the ranges their rows name, and those queued outside a tick or before v15,
-    /// through their partial index. Not in order.
-    static let adventurePushesSQL = """
-        SELECT m.id FROM tickEvents t CROSS JOIN outboxMessage m ON m.id BETWEEN t.firstPush AND t.lastPush
-        WHERE t.adventure = ?1 AND t.firstPush IS NOT NULL AND m.adventure = ?1 AND m.inTickRange
-        UNION ALL
-        SELECT id FROM outboxMessage INDEXED BY outboxMessage_outsideTicks
-        WHERE adventure = ?1 AND NOT inTickRange AND adventure IS NOT NULL
+    /// `tickRows(id)`: the ids of the adventure's (`?1`) tick rows, newest first,
+    /// through the chain that starts at the adventure's `lastTickRow` (v16), each
+    /// step a lookup by id. For a `WITH RECURSIVE`.
+    static let adventureTickRowsCTE = """
+        tickRows(id) AS (
+            SELECT lastTickRow FROM adventure WHERE id = ?1 AND lastTickRow IS NOT NULL
+            UNION ALL
+            SELECT t.previous FROM tickRows CROSS JOIN tickEvents t ON t.id = tickRows.id WHERE t.previous IS NOT NULL)
+        """
+
+    /// `pushes(id)`, with `tickRows`: the ids of the adventure's pushes, those its
+    /// ticks queued, through the ranges their rows name (v15), and those queued
+    /// outside a tick or before v15, through their partial index. Not in order.
+    /// For a `WITH RECURSIVE`. `NOT INDEXED`: knowing nothing of how many rows the
+    /// chain holds, SQLite would otherwise build an index of every message by
+    /// adventure for each read rather than read the ranges.
+    static let adventurePushesCTE = """
+        \(adventureTickRowsCTE),
+        pushes(id) AS (
+            SELECT m.id FROM tickRows CROSS JOIN tickEvents t ON t.id = tickRows.id
+            CROSS JOIN outboxMessage m NOT INDEXED ON m.id BETWEEN t.firstPush AND t.lastPush
+            WHERE t.firstPush IS NOT NULL AND m.adventure = ?1 AND m.inTickRange
+            UNION ALL
+            SELECT id FROM outboxMessage INDEXED BY outboxMessage_outsideTicks
+            WHERE adventure = ?1 AND NOT inTickRange AND adventure IS NOT NULL)
         """
 
     static let outboxEntriesSQL = """
-        WITH pushes(id) AS (\(adventurePushesSQL))
+        WITH RECURSIVE \(adventurePushesCTE)
         SELECT \(OutboxRow.columns) FROM pushes CROSS JOIN outboxMessage m ON m.id = pushes.id JOIN outbox o ON o.id = m.id
         ORDER BY m.id
         """
@@ -54,9 +70,24 @@ extension SQLiteStore {
     }
 
     /// The adventure's rows of events, as stored (`TickEventsText`), in tick order;
-    /// not the rows of ticks that only queued pushes (v15).
+    /// not the rows of ticks that only queued pushes (v15). Through the chain of
+    /// its tick rows (v16), each row's id with it: an id without a row (a row
+    /// deleted from the file by hand) means the chain is broken there, and then
+    /// every row of the adventure still in the file is read, table and all, so
+    /// that what was removed shows as missing from its own tick on, not as the
+    /// whole log missing.
+    static let tickEventsSQL = """
+        WITH RECURSIVE \(adventureTickRowsCTE)
+        SELECT t.tick, t.events FROM tickRows LEFT JOIN tickEvents t ON t.id = tickRows.id
+        WHERE t.id IS NULL OR t.events != '' ORDER BY t.tick
+        """
+
+    static let everyTickEventsSQL = "SELECT tick, events FROM tickEvents NOT INDEXED WHERE adventure = ? AND events != '' ORDER BY tick"
+
     static func tickEvents(of adventure: AdventureID, _ db: Database) throws -> [(tick: Int, events: String)] {
-        try Row.fetchAll(db, sql: "SELECT tick, events FROM tickEvents WHERE adventure = ? AND events != '' ORDER BY tick",
-                         arguments: [adventure.rawValue]).map { (tick: $0[0], events: $0[1]) }
+        let chained = try Row.fetchAll(db.cachedStatement(sql: tickEventsSQL), arguments: [adventure.rawValue])
+        let rows = chained.contains { $0[0] == nil }
+            ? try Row.fetchAll(db, sql: everyTickEventsSQL, arguments: [adventure.rawValue]) : chained
+        return rows.map { (tick: $0[0], events: $0[1]) }
     }
 }

@@ -39,12 +39,18 @@ extension SQLiteStore {
     /// every index whose columns or condition name a column the statement sets,
     /// changed or not, and the index of one running adventure per party is
     /// conditioned on the status (a page per tick, 2 % of its WAL).
-    /// The budgets (`ledgers`) are left as they are when the tick changed none (NULL).
-    static let runningTickSQL = "UPDATE adventure SET state = ?, lastTick = ?, nextTickAt = ?, ledgers = coalesce(?, ledgers) WHERE id = ?"
+    /// The budgets (`ledgers`) are left as they are when the tick changed none
+    /// (NULL), and so is the newest tick row (`lastTickRow`, v16) when it wrote none.
+    static let runningTickSQL = """
+        UPDATE adventure SET state = ?, lastTick = ?, nextTickAt = ?, ledgers = coalesce(?, ledgers),
+            lastTickRow = coalesce(?, lastTickRow)
+        WHERE id = ?
+        """
 
     /// The tick that ends an adventure.
     static let endingTickSQL = """
-        UPDATE adventure SET state = ?, status = ?, lastTick = ?, nextTickAt = NULL, endedAt = ?, ledgers = coalesce(?, ledgers)
+        UPDATE adventure SET state = ?, status = ?, lastTick = ?, nextTickAt = NULL, endedAt = ?, ledgers = coalesce(?, ledgers),
+            lastTickRow = coalesce(?, lastTickRow)
         WHERE id = ?
         """
 
@@ -52,7 +58,7 @@ extension SQLiteStore {
         let (adventure, tick, state) = (record.adventure, record.tick, record.state)
         if let refusal = TickRules.refusal(of: record) { throw refusal }
         let row = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT status, lastTick, startedAt, tickInterval, party FROM adventure WHERE id = ?
+            SELECT status, lastTick, startedAt, tickInterval, party, lastTickRow FROM adventure WHERE id = ?
             """), arguments: [adventure.rawValue])
         if let refusal = TickRules.fenceRefusal(record, stored: row.map { TickRules.Stored(status: $0[0], lastTick: $0[1]) }) {
             throw refusal
@@ -63,15 +69,6 @@ extension SQLiteStore {
         let stored = StoredTick(lastTick: tick, status: state.status,
                                 nextTickAt: state.isRunning ? startedAt + (tick + 1) * interval : nil)
         let ledgers = try Self.ledgers(after: record, db)
-        if state.isRunning {
-            try db.cachedStatement(sql: Self.runningTickSQL)
-                .execute(arguments: [record.stateText, tick, stored.nextTickAt, ledgers, adventure.rawValue])
-        } else {
-            try db.cachedStatement(sql: Self.endingTickSQL)
-                .execute(arguments: [record.stateText, state.status.rawValue, tick, startedAt + tick * interval, ledgers,
-                                     adventure.rawValue])
-        }
-
 
         for id in record.appliedCommandIDs {
             try db.execute(sql: "UPDATE command SET tick = ? WHERE id = ? AND adventure = ? AND tick IS NULL",
@@ -84,7 +81,15 @@ extension SQLiteStore {
             let id = try enqueue(message, adventure: adventure, tick: tick, at: queuedAt, inTickRange: true, db)
             pushes = (pushes?.lowerBound ?? id)...id
         }
-        try insertTickRow(record.eventTexts, pushes: pushes, adventure: adventure, tick: tick, db)
+        let tickRow = try insertTickRow(record.eventTexts, pushes: pushes, adventure: adventure, tick: tick, after: row[5], db)
+        if state.isRunning {
+            try db.cachedStatement(sql: Self.runningTickSQL)
+                .execute(arguments: [record.stateText, tick, stored.nextTickAt, ledgers, tickRow, adventure.rawValue])
+        } else {
+            try db.cachedStatement(sql: Self.endingTickSQL)
+                .execute(arguments: [record.stateText, state.status.rawValue, tick, startedAt + tick * interval, ledgers,
+                                     tickRow, adventure.rawValue])
+        }
         if !state.isRunning, let leaveChannelPush = record.leaveChannelPush {
             try sendOffChannel(party: PartyID(row[4]), players: nil, at: now, leaveChannelPush, db)
         }
@@ -117,13 +122,17 @@ extension SQLiteStore {
         return ledgers.text
     }
 
-    /// A tick's row: its events, in order (`TickEventsText`), and the first and
-    /// last of the pushes it queued, numbered one after another in this write
-    /// (v15). None for a tick without either; no events, an empty text.
+    /// A tick's row: its events, in order (`TickEventsText`), the first and last
+    /// of the pushes it queued, numbered one after another in this write (v15),
+    /// and the adventure's row before it (v16). None for a tick without events or
+    /// pushes (nil); no events, an empty text. Returns the row's id.
     private static func insertTickRow(_ events: [String], pushes: ClosedRange<Int64>?, adventure: AdventureID, tick: Int,
-                                      _ db: Database) throws {
-        guard !events.isEmpty || pushes != nil else { return }
-        try db.cachedStatement(sql: "INSERT INTO tickEvents (adventure, tick, events, firstPush, lastPush) VALUES (?, ?, ?, ?, ?)")
-            .execute(arguments: [adventure.rawValue, tick, TickEventsText.text(of: events), pushes?.lowerBound, pushes?.upperBound])
+                                      after previous: Int64?, _ db: Database) throws -> Int64? {
+        guard !events.isEmpty || pushes != nil else { return nil }
+        try db.cachedStatement(sql: """
+            INSERT INTO tickEvents (adventure, tick, events, firstPush, lastPush, previous) VALUES (?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [adventure.rawValue, tick, TickEventsText.text(of: events), pushes?.lowerBound,
+                                     pushes?.upperBound, previous])
+        return db.lastInsertedRowID
     }
 }
