@@ -14,7 +14,7 @@ import Testing
     func schemathesisFindsNothing() async throws {
         let script = RangersProcess.repositoryRoot.appendingPathComponent("scripts/api-fuzz.sh").path
         let result = try await Subprocess.run("bash", [script, "--rangers", RangersProcess.executable.path, "--seed", "20260101",
-                                                       "--examples", "100"])
+                                                       "--examples", "50"])
         // The end of the report holds the failures and how to reproduce them.
         #expect(result.status == 0, "api-fuzz exited \(result.status):\n\(result.stdout.suffix(12_000))")
         #expect(result.stdout.contains("api-fuzz: no failures"))

@@ -29,7 +29,7 @@ import Testing
         let script = RangersProcess.repositoryRoot.appendingPathComponent("scripts/ha-database.sh").path
         let started = ContinuousClock.now
         let result = try await Subprocess.run("bash", [script, "--rangers", RangersProcess.executable.path,
-                                                       "--parties", "3", "--time-limit", "20", "--kill-at-tick", "4"])
+                                                       "--parties", "3", "--time-limit", "14", "--kill-at-tick", "4"])
         let took = ContinuousClock.now - started
         #expect(result.status == 0, "ha-database.sh exited \(result.status) after \(took):\n\(result.stdout.suffix(12_000))")
         #expect(result.stdout.contains("ha-database: every check held"))
