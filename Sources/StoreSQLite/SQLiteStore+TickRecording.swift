@@ -124,7 +124,7 @@ extension SQLiteStore {
 
     /// A tick's row: its events, in order (`TickEventsText`), the first and last
     /// of the pushes it queued, numbered one after another in this write (v15),
-    /// and the adventure's row before it (v16). None for a tick without events or
+    /// and the adventure's tick row before it (v16). None for a tick without events or
     /// pushes (nil); no events, an empty text. Returns the row's id.
     private static func insertTickRow(_ events: [String], pushes: ClosedRange<Int64>?, adventure: AdventureID, tick: Int,
                                       after previous: Int64?, _ db: Database) throws -> Int64? {
