@@ -14,11 +14,14 @@ extension SQLiteStore {
                 SELECT * FROM liveActivity WHERE adventure = ? AND heroID IS NOT NULL ORDER BY createdAt, id
                 """, arguments: [adventure.rawValue]).compactMap(\.recipient)
             let events = TickEventsText.texts(try Self.tickEvents(of: adventure, db))
-            let outboxCount = try Int.fetchOne(db.cachedStatement(sql: "WITH RECURSIVE \(Self.adventurePushesCTE) SELECT COUNT(*) FROM pushes"),
-                                               arguments: [adventure.rawValue]) ?? 0
+            // Each read of the pushes walks the tick rows' chain: counted from the
+            // entries when they are read anyway.
+            let outbox = includingOutbox ? try Self.outboxEntries(of: adventure, db) : nil
+            let outboxCount = try outbox?.count ?? Int.fetchOne(
+                db.cachedStatement(sql: "WITH RECURSIVE \(Self.adventurePushesCTE) SELECT COUNT(*) FROM pushes"),
+                arguments: [adventure.rawValue]) ?? 0
             return AdventureRecord(adventure: stored, commands: try Self.appliedCommands(of: adventure, db), events: events,
-                                   outbox: includingOutbox ? try Self.outboxEntries(of: adventure, db) : nil,
-                                   outboxCount: outboxCount, activities: activities)
+                                   outbox: outbox, outboxCount: outboxCount, activities: activities)
         }
     }
 

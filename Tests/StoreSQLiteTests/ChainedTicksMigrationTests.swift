@@ -52,6 +52,7 @@ import Vocabulary
             #expect(Array(newOutbox.prefix(3)) == outbox[id] && newOutbox.count == 4 && newOutbox.last?.tick == 4)
             let record = try await store.record(of: id, includingOutbox: true)
             #expect(record.outboxCount == 4 && record.outbox == newOutbox)
+            #expect(try await store.record(of: id, includingOutbox: false).outboxCount == 4)
         }
         #expect(try await store.rawRead { try String.fetchOne($0, sql: "PRAGMA integrity_check") } == "ok")
     }

@@ -185,6 +185,7 @@ import Vocabulary
         #expect(try await store.outbox(of: otherID).count == 3)
         let record = try await store.record(of: id, includingOutbox: true)
         #expect(record.outboxCount == 7 && record.outbox?.map(\.id) == outbox.map(\.id))
+        #expect(try await store.record(of: id, includingOutbox: false).outboxCount == 7)
         #expect(Set(record.events.map(\.tick)) == [1], "tick 2's row holds no events")
         #expect(try await store.pushLog(of: id).map(\.payload) == [Data("{\"push\":0}".utf8)])
         #expect(try await store.rawRead { try String.fetchOne($0, sql: "PRAGMA integrity_check") } == "ok")
