@@ -21,6 +21,7 @@ enum PostgresSchema {
         Migration(name: "v9-one-push-log-index", statements: v9OnePushLogIndex),
         Migration(name: "v10-console", statements: v10Console),
         Migration(name: "v11-outbox-message", statements: v11OutboxMessage),
+        Migration(name: "v12-tick-log-events", statements: v12TickLogEvents),
     ]
 
     /// v6's index by (adventure, writing transaction, id) serves every read of an

@@ -36,7 +36,7 @@ extension PostgresStore {
     /// The adventure's rows of events, as stored (`TickEventsText`), in tick order.
     func tickEvents(of adventure: AdventureID, _ connection: PostgresConnection) async throws -> [(tick: Int, events: String)] {
         try await connection.query("""
-            SELECT tick, events FROM tick_events WHERE adventure = \(adventure.rawValue) ORDER BY tick
+            SELECT tick, events FROM tick_log WHERE adventure = \(adventure.rawValue) AND events IS NOT NULL ORDER BY tick
             """, logger: logger).decodeAll((Int, String).self).map { (tick: $0.0, events: $0.1) }
     }
 }

@@ -143,19 +143,14 @@ extension PostgresStore {
     /// Events, applied commands, pushes and budgets of ticks the fence let through:
     /// one statement each.
     private func storeContents(of records: [TickRecord], at now: Date, _ connection: PostgresConnection) async throws {
+        // One row per tick: the node that stored it, and its events if it has any (`TickEventsText`).
         try await connection.query("""
-            INSERT INTO tick_log (adventure, tick, node)
-            SELECT id, tick, \(node) FROM UNNEST(\(records.map(\.adventure.rawValue))::text[], \(records.map(\.tick))::int8[]) AS t(id, tick)
+            INSERT INTO tick_log (adventure, tick, node, events)
+            SELECT id, tick, \(node), NULLIF(events, '')
+            FROM UNNEST(\(records.map(\.adventure.rawValue))::text[], \(records.map(\.tick))::int8[],
+                        \(records.map { $0.eventTexts.isEmpty ? "" : TickEventsText.text(of: $0.eventTexts) })::text[])
+                 AS t(id, tick, events)
             """, logger: logger)
-        // One row per tick that has events (`TickEventsText`).
-        let events = records.filter { !$0.eventTexts.isEmpty }
-        if !events.isEmpty {
-            try await connection.query("""
-                INSERT INTO tick_events (adventure, tick, events)
-                SELECT * FROM UNNEST(\(events.map(\.adventure.rawValue))::text[], \(events.map(\.tick))::int8[],
-                                     \(events.map { TickEventsText.text(of: $0.eventTexts) })::text[])
-                """, logger: logger)
-        }
         let applied = records.flatMap { record in record.appliedCommandIDs.map { ($0.rawValue, record.tick) } }
         if !applied.isEmpty {
             try await connection.query("""

@@ -10,8 +10,9 @@ import Vocabulary
 @Suite(.enabled(if: PostgresTestServer.isAvailable, Comment(rawValue: PostgresTestServer.skipped)))
 struct PostgresMigrationTests {
     /// A database from before v8 had a row per event; v8 carries every event
-    /// over, in order and byte for byte, into a row per tick. The database is
-    /// put back as v7 left it (the event table, v8 not applied), then reopened.
+    /// over, in order and byte for byte, into a row per tick (since v12, the
+    /// tick's row of the tick log). The database is put back as v7 left it (the
+    /// event table, v8 and v12 not applied), then reopened.
     @Test func v8KeepsEveryEventInOrder() async throws {
         let location = try await PostgresTestServer.shared.freshDatabase()
         let store = try await PostgresStore.open(location)
@@ -19,8 +20,11 @@ struct PostgresMigrationTests {
             let id = try await Trio.make(in: store).startAdventure().id
             let logger = Logger(label: "tests.migration")
             for statement in [
-                "DROP TABLE tick_events",
-                "DELETE FROM schema_migration WHERE name = 'v8-tick-events'",
+                // v12 undone: the tick log without events.
+                "ALTER TABLE tick_log DROP COLUMN events",
+                "ALTER TABLE tick_log ALTER COLUMN node SET NOT NULL",
+                "ALTER TABLE tick_log ALTER COLUMN stored_at SET NOT NULL",
+                "DELETE FROM schema_migration WHERE name IN ('v8-tick-events', 'v12-tick-log-events')",
                 """
                 CREATE TABLE event (adventure TEXT NOT NULL REFERENCES adventure(id), tick INTEGER NOT NULL,
                     position INTEGER NOT NULL, event TEXT NOT NULL, PRIMARY KEY (adventure, tick, position))
@@ -43,7 +47,7 @@ struct PostgresMigrationTests {
             #expect(texts == [LoggedEventText(tick: 1, json: #"{"a":1}"#), LoggedEventText(tick: 1, json: #"{"b":2}"#),
                               LoggedEventText(tick: 1, json: #"{"c":"x\ny"}"#),
                               LoggedEventText(tick: 3, json: #"{"type":"bossEnraged"}"#)])
-            #expect(try await reopened.appliedMigrations().last == "v8-tick-events")
+            #expect(try await reopened.appliedMigrations().suffix(2) == ["v8-tick-events", "v12-tick-log-events"])
         }
     }
 
@@ -109,6 +113,50 @@ struct PostgresMigrationTests {
             }
             #expect(after.last?.tick == 3 && after.last?.state == .pending)
             #expect(try #require(after.last).id.rawValue > before.map(\.id.rawValue).max()!)
+        }
+    }
+
+    /// A database from before v12 kept a tick's events in `tick_events`, beside
+    /// its row of the tick log; v12 moves them into that row. Events come back in
+    /// order, byte for byte; a tick stored before the tick log began (no row
+    /// there) keeps its events, without a node; the ticks after the migration
+    /// follow on. The database is put back as v11 left it, then reopened.
+    @Test func v12KeepsEveryTicksEventsInItsRowOfTheTickLog() async throws {
+        let location = try await PostgresTestServer.shared.freshDatabase()
+        let store = try await PostgresStore.open(location)
+        let (id, before) = try await closing(store) {
+            let id = try await Trio.make(in: store).startAdventure().id
+            for _ in 1...3 { try await store.playNextTick(of: id) }
+            let before = try await store.record(of: id, includingOutbox: false).events
+            #expect(Set(before.map(\.tick)) == [1, 2, 3])
+            let logger = Logger(label: "tests.migration")
+            for statement in [
+                "CREATE TABLE tick_events (adventure TEXT NOT NULL REFERENCES adventure(id), tick INTEGER NOT NULL, events TEXT NOT NULL, PRIMARY KEY (adventure, tick))",
+                "INSERT INTO tick_events SELECT adventure, tick, events FROM tick_log WHERE events IS NOT NULL",
+                // Tick 1 as stored before v3: events and no row in the tick log.
+                "DELETE FROM tick_log WHERE tick = 1",
+                "ALTER TABLE tick_log DROP COLUMN events",
+                "ALTER TABLE tick_log ALTER COLUMN node SET NOT NULL",
+                "ALTER TABLE tick_log ALTER COLUMN stored_at SET NOT NULL",
+                "DELETE FROM schema_migration WHERE name = 'v12-tick-log-events'",
+            ] {
+                _ = try await store.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            }
+            return (id, before)
+        }
+        let reopened = try await PostgresStore.open(location)
+        try await closing(reopened) {
+            #expect(try await reopened.appliedMigrations().last == "v12-tick-log-events")
+            #expect(try await reopened.record(of: id, includingOutbox: false).events == before)
+            let logger = Logger(label: "tests.migration")
+            let nodes = try await reopened.query("SELECT tick, node FROM tick_log WHERE adventure = \(id.rawValue) ORDER BY tick",
+                                                 logger: logger).decodeAll((Int, String?).self)
+            #expect(nodes.map(\.0) == [1, 2, 3])
+            #expect(nodes[0].1 == nil && nodes[1].1 != nil && nodes[2].1 != nil)
+            try await reopened.playNextTick(of: id)
+            let after = try await reopened.record(of: id, includingOutbox: false).events
+            #expect(Array(after.prefix(before.count)) == before)
+            #expect(after.count > before.count && after.dropFirst(before.count).allSatisfy { $0.tick == 4 })
         }
     }
 }
