@@ -22,6 +22,7 @@ enum PostgresSchema {
         Migration(name: "v10-console", statements: v10Console),
         Migration(name: "v11-outbox-message", statements: v11OutboxMessage),
         Migration(name: "v12-tick-log-events", statements: v12TickLogEvents),
+        Migration(name: "v13-lean-push-log", statements: v13LeanPushLog),
     ]
 
     /// v6's index by (adventure, writing transaction, id) serves every read of an

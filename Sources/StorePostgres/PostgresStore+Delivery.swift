@@ -59,18 +59,13 @@ extension PostgresStore {
         if !logged.isEmpty {
             let pushes = logged.map(\.0), lines = logged.map(\.1)
             try await connection.query("""
-                INSERT INTO push_log (outbox, adventure, target_kind, target_id, token, push_type, priority, status, reason,
-                                      apns_id, attempts, sent_at)
-                SELECT id, NULLIF(adventure, ''), target_kind, target_id, token, push_type, priority, NULLIF(status, -1),
-                       NULLIF(reason, ''), NULLIF(apns_id, ''), attempts, \(now)
+                INSERT INTO push_log (outbox, adventure, token, status, reason, apns_id, attempts, sent_at)
+                SELECT id, NULLIF(adventure, ''), token, NULLIF(status, -1), NULLIF(reason, ''), NULLIF(apns_id, ''), attempts, \(now)
                 FROM UNNEST(\(pushes.map(\.id.rawValue))::int8[], \(pushes.map { $0.adventure?.rawValue ?? "" })::text[],
-                            \(pushes.map(\.message.target.kind.rawValue))::text[], \(pushes.map(\.message.target.id))::text[],
-                            \(pushes.map(\.destination.description))::text[], \(pushes.map(\.message.pushType.rawValue))::text[],
-                            \(pushes.map(\.message.priority.rawValue))::int8[], \(lines.map { $0.status ?? -1 })::int8[],
+                            \(pushes.map(\.destination.description))::text[], \(lines.map { $0.status ?? -1 })::int8[],
                             \(lines.map { $0.reason ?? "" })::text[], \(lines.map { $0.apnsID ?? "" })::text[],
                             \(lines.map(\.attempts))::int8[])
-                     WITH ORDINALITY AS t(id, adventure, target_kind, target_id, token, push_type, priority, status, reason,
-                                          apns_id, attempts, position)
+                     WITH ORDINALITY AS t(id, adventure, token, status, reason, apns_id, attempts, position)
                 ORDER BY position
                 """, logger: logger)
         }

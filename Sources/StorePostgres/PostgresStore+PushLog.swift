@@ -39,7 +39,7 @@ extension PostgresStore {
     }
 
     static let pushLogColumns = """
-        l.outbox, l.target_kind, l.target_id, l.token, l.push_type, l.priority, l.status, l.reason, l.apns_id,
+        l.outbox, m.target_kind, m.target_id, l.token, m.push_type, m.priority, l.status, l.reason, l.apns_id,
         l.attempts, l.sent_at, m.tick, m.reason, m.payload
         """
 

@@ -159,4 +159,62 @@ struct PostgresMigrationTests {
             #expect(after.count > before.count && after.dropFirst(before.count).allSatisfy { $0.tick == 4 })
         }
     }
+
+    /// A database from before v13 wrote each push's target, push type and
+    /// priority again in its push log entries; v13 drops them there, and the log
+    /// reads them from the push's message: every entry comes back as it was. An
+    /// entry that says otherwise than its message stops the migration, and
+    /// nothing is dropped. The database is put back as v12 left it, then reopened.
+    @Test func v13ReadsThePushLogFromTheMessagesAndDropsNothingThatDiffers() async throws {
+        let location = try await PostgresTestServer.shared.freshDatabase()
+        let store = try await PostgresStore.open(location)
+        let logger = Logger(label: "tests.migration")
+        let (id, before) = try await closing(store) {
+            let trio = try await Trio.make(in: store)
+            let adventure = try await trio.startAdventure()
+            let activity = try await trio.registerActivities(for: adventure.id)[0]
+            try await store.playNextTick(of: adventure.id) { _ in [update(activity, tick: 1, alert: true)] }
+            try await store.playNextTick(of: adventure.id) { _ in [update(activity, tick: 2)] }
+            let claimed = try await store.claimOutbox(limit: 2)
+            _ = try await store.recordAndClaim([PushResult(claimed[0], .delivered(apnsID: "a-1")),
+                                                PushResult(claimed[1], .rejected(status: 400, reason: "BadTopic", apnsID: "a-2"))],
+                                               limit: 0)
+            let before = try await store.pushLog(of: adventure.id)
+            #expect(before.count == 2)
+            for statement in [
+                """
+                ALTER TABLE push_log ADD COLUMN target_kind TEXT, ADD COLUMN target_id TEXT, ADD COLUMN push_type TEXT,
+                    ADD COLUMN priority INTEGER
+                """,
+                """
+                UPDATE push_log SET target_kind = m.target_kind, target_id = m.target_id, push_type = m.push_type, priority = m.priority
+                FROM outbox_message m WHERE m.id = push_log.outbox
+                """,
+                "ALTER TABLE push_log ALTER COLUMN target_kind SET NOT NULL, ALTER COLUMN target_id SET NOT NULL, ALTER COLUMN push_type SET NOT NULL, ALTER COLUMN priority SET NOT NULL",
+                "DELETE FROM schema_migration WHERE name = 'v13-lean-push-log'",
+                // An entry that says another priority than its push.
+                "UPDATE push_log SET priority = 5 WHERE apns_id = 'a-1'",
+            ] {
+                _ = try await store.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            }
+            return (adventure.id, before)
+        }
+        await #expect { try await PostgresStore.open(location) } throws: { error in
+            "\(error)".contains("a push log entry says another target, push type or priority than its push")
+        }
+        // The columns are all there still; the entry is put right by hand.
+        let configuration = PostgresConnection.Configuration(host: location.host, port: location.port, username: location.user,
+                                                             password: location.password, database: location.database, tls: .disable)
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+        let kept = try await connection.query("SELECT count(*) FROM push_log WHERE push_type IS NOT NULL", logger: logger).collect()
+        #expect(try kept.first?.decode(Int.self) == 2)
+        try await connection.query("UPDATE push_log SET priority = 10 WHERE apns_id = 'a-1'", logger: logger)
+        try await connection.close()
+        let reopened = try await PostgresStore.open(location)
+        try await closing(reopened) {
+            let applied = try await reopened.appliedMigrations()
+            #expect(applied.last == "v13-lean-push-log")
+            #expect(try await reopened.pushLog(of: id) == before)
+        }
+    }
 }
