@@ -91,7 +91,7 @@ def postgres_bytes(folder):
                 names[parts[0]] = parts[1]
     record = re.compile(r"rmgr: (\w+)\s+len \(rec/tot\):\s+(\d+)/\s*(\d+),.*?desc: (\S+)")
     block = re.compile(r"blkref #0: rel \d+/\d+/(\d+)")
-    size, images, count = Counter(), Counter(), Counter()
+    size, images, count, kinds = Counter(), Counter(), Counter(), {}
     for line in sys.stdin:
         m = record.search(line)
         if not m:
@@ -102,8 +102,13 @@ def postgres_bytes(folder):
         size[key] += tot
         images[key] += tot - rec
         count[key] += 1
+        kinds.setdefault(key, Counter())[kind] += 1
     print(f"PostgreSQL, {ticks} ticks in the window, {sum(size.values()) / ticks:.0f} bytes of WAL per adventure-tick")
-    rows = [(name, total, f"{count[name] / ticks:.2f} records, {images[name] / ticks:.0f} B of page images")
+    # Each relation's records by kind: a LOCK beside a heap UPDATE is the old
+    # version marked before its new one goes to another page.
+    def by_kind(name):
+        return ", ".join(f"{kind} {n / ticks:.2f}" for kind, n in kinds[name].most_common(4))
+    rows = [(name, total, f"{count[name] / ticks:.2f} records ({by_kind(name)}), {images[name] / ticks:.0f} B of page images")
             for name, total in size.most_common(25)]
     table(rows, ticks, "all (top 25 shown)")
 
