@@ -103,6 +103,12 @@ report_bytes() {
         round((total_exec_time / $ticks)::numeric, 3) AS ms, left(regexp_replace(query, '\s+', ' ', 'g'), 70) AS statement
         FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = '$db')
         ORDER BY wal_bytes DESC, calls DESC LIMIT 20" "$db"
+    # PostgreSQL's CPU goes to statements that write little too: the same, by time.
+    echo "statements of the window, per adventure-tick, by time spent executing them (pg_stat_statements):"
+    psql_as -c "SELECT round(calls::numeric / $ticks, 3) AS calls, round(rows::numeric / $ticks, 2) AS rows,
+        round((total_exec_time / $ticks)::numeric, 3) AS ms, left(regexp_replace(query, '\s+', ' ', 'g'), 90) AS statement
+        FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = '$db')
+        ORDER BY total_exec_time DESC LIMIT 15" "$db"
 }
 
 run=0

@@ -30,7 +30,7 @@ public func backgroundServices(_ configuration: ServerConfiguration, resources: 
                    now: resources.now, metrics: metrics, health: resources.deliveryHealth,
                    serviceHealth: resources.serviceHealth),
         Ticker(store: resources.store, content: resources.content, policy: configuration.pushPolicy,
-               bundleID: configuration.bundleID, settings: configuration.ticker, now: resources.now,
+               bundleID: configuration.bundleID, settings: configuration.tickerWithinLease, now: resources.now,
                metrics: metrics, held: resources.adventuresHeld, health: resources.serviceHealth),
     ]
 }

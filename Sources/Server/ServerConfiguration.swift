@@ -101,6 +101,14 @@ public struct ServerConfiguration: Sendable {
         databaseURL.map { .postgres(url: $0, node: nodeID, lease: .seconds(leaseSeconds)) } ?? .sqlite(path: databasePath)
     }
 
+    /// The ticker's pace, its lease upkeep at most a quarter of the lease: a lease
+    /// is renewed once past half its time, and must not run out between two looks.
+    public var tickerWithinLease: Ticker.Settings {
+        var settings = ticker
+        settings.leaseUpkeep = min(settings.leaseUpkeep, .seconds(leaseSeconds) / 4)
+        return settings
+    }
+
     /// The `apns-topic` of Live Activity pushes (updates, ends and push-to-start).
     public var liveActivityTopic: Topic { PushType.liveactivity.topic(bundleID: bundleID) }
     /// The `apns-topic` of Push To Talk pushes.

@@ -11,6 +11,17 @@ import Testing
         #expect(valid().problems == [])
     }
 
+    /// A lease is renewed once past half its time: the ticker looks at its leases
+    /// every second, or every quarter of a shorter lease.
+    @Test func theTickerKeepsItsLeasesWellWithinTheirTime() {
+        var configuration = valid()
+        #expect(configuration.tickerWithinLease.leaseUpkeep == .seconds(1))
+        configuration.leaseSeconds = 2
+        #expect(configuration.tickerWithinLease.leaseUpkeep == .milliseconds(500))
+        configuration.ticker.leaseUpkeep = .milliseconds(100)
+        #expect(configuration.tickerWithinLease.leaseUpkeep == .milliseconds(100))
+    }
+
     @Test func eachBadSettingIsNamed() {
         let cases: [(String, (inout ServerConfiguration) -> Void)] = [
             ("gameMasterKey", { $0.gameMasterKey = "short" }),
