@@ -51,10 +51,13 @@ extension PostgresStore {
     /// one; the rows another node is taking are passed over, not waited for.
     func takeLeases(dueBy second: Int) async throws {
         try await transaction { [self] connection in
-            let held = try await connection.query("""
-                SELECT COUNT(*) FROM adventure WHERE status = 'running' AND lease_holder = \(node) AND lease_until > now()
-                """, logger: logger).decodeOne(Int.self)
-            let room = try await fairShare(connection) - held
+            // What this node holds and its fair share, in one read of the running adventures.
+            let (held, running, live) = try await connection.query("""
+                SELECT COUNT(*) FILTER (WHERE lease_holder = \(node) AND lease_until > now()), COUNT(*),
+                       (SELECT COUNT(*) FROM node WHERE alive_until > now())
+                FROM adventure WHERE status = 'running'
+                """, logger: logger).decodeFirst((Int, Int, Int).self) ?? (0, 0, 1)
+            let room = Self.fairShare(running: running, live: live) - held
             guard room > 0 else { return }
             try await connection.query("""
                 WITH taken AS (
@@ -70,12 +73,17 @@ extension PostgresStore {
         }
     }
 
-    /// Running adventures ÷ live nodes, rounded up, plus a margin (a tenth, at
-    /// least two) so that nodes need not be exactly even to take the last ones.
+    /// This node's fair share, counted now.
     private func fairShare(_ connection: PostgresConnection) async throws -> Int {
         let (running, live) = try await connection.query("""
             SELECT (SELECT COUNT(*) FROM adventure WHERE status = 'running'), (SELECT COUNT(*) FROM node WHERE alive_until > now())
             """, logger: logger).decodeFirst((Int, Int).self) ?? (0, 1)
+        return Self.fairShare(running: running, live: live)
+    }
+
+    /// Running adventures ÷ live nodes, rounded up, plus a margin (a tenth, at
+    /// least two) so that nodes need not be exactly even to take the last ones.
+    private static func fairShare(running: Int, live: Int) -> Int {
         let even = (running + max(1, live) - 1) / max(1, live)
         return even + max(2, even / 10)
     }
