@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import Services
+import Testing
 
 /// A clock that moves only when the test says: a service's waits end when the
 /// test advances past them, so what a test of backoff counts does not depend on
@@ -66,5 +67,18 @@ final class ManualClock: Clock, Sendable {
             return state.sleepers.filter { $0.deadline <= now }
         }
         for sleeper in woken { sleeper.wake.resume() }
+    }
+
+    /// Moves the clock on `steps` times by `step`, each time once the service
+    /// waits again (a real second at most per wait, else the service is stuck).
+    func step(_ steps: Int, by step: Duration, service: String) async throws {
+        for _ in 0..<steps {
+            let waitingSince = ContinuousClock.now
+            while sleeping == 0 {
+                try #require(ContinuousClock.now - waitingSince < .seconds(20), "the \(service) never waits")
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            advance(by: step)
+        }
     }
 }

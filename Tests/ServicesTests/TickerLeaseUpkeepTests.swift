@@ -24,14 +24,7 @@ import Vocabulary
                             clock: clock.service)
         let running = Task { try await ticker.run() }
         // 2.5 s of the ticker's time, 100 ms at a step, each once the ticker waits again.
-        for _ in 0..<25 {
-            let waitingSince = ContinuousClock.now
-            while clock.sleeping == 0 {
-                try #require(ContinuousClock.now - waitingSince < .seconds(20), "the ticker never waits")
-                try await Task.sleep(for: .milliseconds(1))
-            }
-            clock.advance(by: .milliseconds(100))
-        }
+        try await clock.step(25, by: .milliseconds(100), service: "ticker")
         running.cancel()
         _ = await running.result
         #expect(store.passes >= 20, "a pass every 100 ms: \(store.passes)")
