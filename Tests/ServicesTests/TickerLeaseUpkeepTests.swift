@@ -16,9 +16,8 @@ import Vocabulary
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Content"))
 
     @Test func leasesAreKeptOncePerUpkeepWhateverTheNumberOfPasses() async throws {
-        let store = CountingTickStore(try await StoreEngine.sqlite.open())
         let clock = ManualClock()
-        store.clock = clock
+        let store = CountingTickStore(try await StoreEngine.sqlite.open(), clock: clock)
         let ticker = Ticker(store: store, content: Self.content, policy: .standard, bundleID: "app.rangers.test",
                             settings: Ticker.Settings(longestWait: .milliseconds(100), leaseUpkeep: .seconds(1)),
                             clock: clock.service)
@@ -34,12 +33,15 @@ import Vocabulary
 
 /// A store that counts the ticker's passes and when (on the test's clock) it
 /// renewed its leases; everything else is the real store's.
-final class CountingTickStore: TickStore, @unchecked Sendable {
+final class CountingTickStore: TickStore {
     private let store: any RangersStore
+    private let clock: ManualClock
     private let counts = NIOLockedValueBox((passes: 0, renewals: [Duration]()))
-    var clock: ManualClock?
 
-    init(_ store: any RangersStore) { self.store = store }
+    init(_ store: any RangersStore, clock: ManualClock) {
+        self.store = store
+        self.clock = clock
+    }
 
     var passes: Int { counts.withLockedValue { $0.passes } }
     var renewals: [Duration] { counts.withLockedValue { $0.renewals } }
@@ -56,7 +58,7 @@ final class CountingTickStore: TickStore, @unchecked Sendable {
     }
 
     func renewLeases() async throws -> HeldAdventures {
-        let at = clock?.now.offset ?? .zero
+        let at = clock.now.offset
         counts.withLockedValue { $0.renewals.append(at) }
         return try await store.renewLeases()
     }
