@@ -30,24 +30,16 @@ extension PostgresStore {
                 for adventure in try await adventures(ids: unknown, connection) { stored[adventure.id.rawValue] = adventure }
             }
             let commands = try await pendingCommands(of: ids, connection)
-            let activities = try await reachableActivities(of: ids, connection)
+            // A budget the caller holds is not decoded again.
+            let activities = try await reachableActivities(of: ids, ledgerWanted: { adventure, activity in
+                stored[adventure] != nil || !hasLedger(AdventureID(adventure), activity)
+            }, connection)
             let followed = due.filter(\.2).map(\.0)
             let channels = followed.isEmpty ? [:] : try await openChannels(of: followed, connection)
             return due.map { id, lastTick, _ in
-                let adventure = AdventureID(id)
-                let known = stored[id] == nil
-                func wanted(_ activity: ActivityID) -> Bool { !known || !hasLedger(adventure, activity) }
-                return DueAdventure(
-                    id: adventure, lastTick: lastTick, stored: stored[id], commands: commands[id] ?? [],
-                    activities: (activities[id]?.members ?? []).map { activity in
-                        DueActivity(recipient: activity.recipient,
-                                    ledger: wanted(activity.recipient.activityID) ? activity.ledger : nil)
-                    },
-                    followerChannels: channels[id] ?? [],
-                    followerActivities: (activities[id]?.followers ?? []).map { activity in
-                        DueFollowerActivity(recipient: activity.recipient,
-                                            ledger: wanted(activity.recipient.activityID) ? activity.ledger : nil)
-                    })
+                DueAdventure(id: AdventureID(id), lastTick: lastTick, stored: stored[id], commands: commands[id] ?? [],
+                             activities: activities[id]?.members ?? [], followerChannels: channels[id] ?? [],
+                             followerActivities: activities[id]?.followers ?? [])
             }
         }
     }
@@ -109,8 +101,11 @@ extension PostgresStore {
 
     /// The activities that can receive a push now (active, with a valid token) by
     /// adventure, each adventure's in the order they were registered: the members'
-    /// and, apart, the followers' own (no hero).
-    private func reachableActivities(of adventures: [String], _ connection: PostgresConnection) async throws
+    /// and, apart, the followers' own (no hero). Each with its budget where
+    /// `ledgerWanted(adventure, activity)`, else none.
+    private func reachableActivities(of adventures: [String],
+                                     ledgerWanted: (String, ActivityID) -> Bool = { _, _ in true },
+                                     _ connection: PostgresConnection) async throws
         -> [String: (members: [DueActivity], followers: [DueFollowerActivity])]
     {
         var activities: [String: (members: [DueActivity], followers: [DueFollowerActivity])] = [:]
@@ -120,15 +115,16 @@ extension PostgresStore {
             WHERE a.adventure = ANY(\(adventures)) AND a.status = 'active'
             ORDER BY a.adventure, a.created_at, a.id
             """, logger: logger).decodeAll((String, String, String, String?, Bool, String, String).self) {
+            let budget = ledgerWanted(adventure, ActivityID(id)) ? try Self.ledger(ledger) : nil
             if let hero {
                 let recipient = LiveActivityRecipient(activityID: ActivityID(id), player: PlayerID(player), hero: HeroID(hero),
                                                       frequentUpdates: frequentUpdates, language: locale)
-                activities[adventure, default: ([], [])].members.append(DueActivity(recipient: recipient, ledger: try Self.ledger(ledger)))
+                activities[adventure, default: ([], [])].members.append(DueActivity(recipient: recipient, ledger: budget))
             } else {
                 let recipient = FollowerActivityRecipient(activityID: ActivityID(id), player: PlayerID(player),
                                                           frequentUpdates: frequentUpdates, language: locale)
                 activities[adventure, default: ([], [])].followers.append(
-                    DueFollowerActivity(recipient: recipient, ledger: try Self.ledger(ledger)))
+                    DueFollowerActivity(recipient: recipient, ledger: budget))
             }
         }
         return activities
