@@ -26,7 +26,7 @@ extension PostgresStore {
                     RETURNING id)
                 SELECT id FROM adventure WHERE status = 'running' AND lease_holder = \(node) AND lease_until > now() ORDER BY id
                 """, logger: logger).decodeAll(String.self)
-            let share = try await fairShare(connection)
+            let share = try await leaseCounts(connection).share
             if held.count > share {
                 let excess = Array(held.suffix(held.count - share))
                 held.removeLast(excess.count)
@@ -51,13 +51,8 @@ extension PostgresStore {
     /// one; the rows another node is taking are passed over, not waited for.
     func takeLeases(dueBy second: Int) async throws {
         try await transaction { [self] connection in
-            // What this node holds and its fair share, in one read of the running adventures.
-            let (held, running, live) = try await connection.query("""
-                SELECT COUNT(*) FILTER (WHERE lease_holder = \(node) AND lease_until > now()), COUNT(*),
-                       (SELECT COUNT(*) FROM node WHERE alive_until > now())
-                FROM adventure WHERE status = 'running'
-                """, logger: logger).decodeFirst((Int, Int, Int).self) ?? (0, 0, 1)
-            let room = Self.fairShare(running: running, live: live) - held
+            let (share, held) = try await leaseCounts(connection)
+            let room = share - held
             guard room > 0 else { return }
             try await connection.query("""
                 WITH taken AS (
@@ -73,12 +68,15 @@ extension PostgresStore {
         }
     }
 
-    /// This node's fair share, counted now.
-    private func fairShare(_ connection: PostgresConnection) async throws -> Int {
-        let (running, live) = try await connection.query("""
-            SELECT (SELECT COUNT(*) FROM adventure WHERE status = 'running'), (SELECT COUNT(*) FROM node WHERE alive_until > now())
-            """, logger: logger).decodeFirst((Int, Int).self) ?? (0, 1)
-        return Self.fairShare(running: running, live: live)
+    /// This node's fair share and how many adventures it holds now, in one read
+    /// of the running adventures.
+    private func leaseCounts(_ connection: PostgresConnection) async throws -> (share: Int, held: Int) {
+        let (held, running, live) = try await connection.query("""
+            SELECT COUNT(*) FILTER (WHERE lease_holder = \(node) AND lease_until > now()), COUNT(*),
+                   (SELECT COUNT(*) FROM node WHERE alive_until > now())
+            FROM adventure WHERE status = 'running'
+            """, logger: logger).decodeFirst((Int, Int, Int).self) ?? (0, 0, 1)
+        return (Self.fairShare(running: running, live: live), held)
     }
 
     /// Running adventures ÷ live nodes, rounded up, plus a margin (a tenth, at

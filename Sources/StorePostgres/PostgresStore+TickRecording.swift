@@ -143,12 +143,13 @@ extension PostgresStore {
     /// Events, applied commands, pushes and budgets of ticks the fence let through:
     /// one statement each.
     private func storeContents(of records: [TickRecord], at now: Date, _ connection: PostgresConnection) async throws {
-        // One row per tick: the node that stored it, and its events if it has any (`TickEventsText`).
+        // One row per tick: the node that stored it, and its events if it has any
+        // (`TickEventsText`; no events is an empty text, stored as NULL).
         try await connection.query("""
             INSERT INTO tick_log (adventure, tick, node, events)
             SELECT id, tick, \(node), NULLIF(events, '')
             FROM UNNEST(\(records.map(\.adventure.rawValue))::text[], \(records.map(\.tick))::int8[],
-                        \(records.map { $0.eventTexts.isEmpty ? "" : TickEventsText.text(of: $0.eventTexts) })::text[])
+                        \(records.map { TickEventsText.text(of: $0.eventTexts) })::text[])
                  AS t(id, tick, events)
             """, logger: logger)
         let applied = records.flatMap { record in record.appliedCommandIDs.map { ($0.rawValue, record.tick) } }
