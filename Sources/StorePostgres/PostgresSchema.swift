@@ -24,6 +24,7 @@ enum PostgresSchema {
         Migration(name: "v12-tick-log-events", statements: v12TickLogEvents),
         Migration(name: "v13-lean-push-log", statements: v13LeanPushLog),
         Migration(name: "v14-push-log-time-ranges", statements: v14PushLogTimeRanges),
+        Migration(name: "v15-logs-without-foreign-keys", statements: v15LogsWithoutForeignKeys),
     ]
 
     /// v6's index by (adventure, writing transaction, id) serves every read of an

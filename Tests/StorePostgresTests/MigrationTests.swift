@@ -217,4 +217,57 @@ struct PostgresMigrationTests {
             #expect(try await reopened.pushLog(of: id) == before)
         }
     }
+
+    /// v15 drops the foreign keys of what a tick and an answer append (the tick
+    /// log, the messages, the push log) and no other: those rows are written only
+    /// where their adventure or push has just been written or locked. A database
+    /// with entries from before keeps them all, and they read back as they were.
+    @Test func v15DropsTheLogsForeignKeysAndNoOther() async throws {
+        let location = try await PostgresTestServer.shared.freshDatabase()
+        let store = try await PostgresStore.open(location)
+        let logger = Logger(label: "tests.migration")
+        let foreignKeys = """
+            SELECT conrelid::regclass::text || '.' || conname FROM pg_constraint WHERE contype = 'f' ORDER BY 1
+            """
+        let (id, before, events, keysBefore) = try await closing(store) {
+            let trio = try await Trio.make(in: store)
+            let adventure = try await trio.startAdventure()
+            let activity = try await trio.registerActivities(for: adventure.id)[0]
+            try await store.playNextTick(of: adventure.id) { _ in [update(activity, tick: 1, alert: true)] }
+            let claimed = try await store.claimOutbox(limit: 1)
+            _ = try await store.recordAndClaim([PushResult(claimed[0], .delivered(apnsID: "a-1"))], limit: 0)
+            let before = try await store.pushLog(of: adventure.id)
+            #expect(before.count == 1)
+            // Put back as v14 left it.
+            for statement in [
+                "ALTER TABLE tick_log ADD CONSTRAINT tick_log_adventure_fkey FOREIGN KEY (adventure) REFERENCES adventure(id)",
+                """
+                ALTER TABLE outbox_message ADD CONSTRAINT outbox_message_adventure_fkey FOREIGN KEY (adventure)
+                    REFERENCES adventure(id)
+                """,
+                """
+                ALTER TABLE push_log ADD CONSTRAINT push_log_outbox_fkey FOREIGN KEY (outbox) REFERENCES outbox(id),
+                    ADD CONSTRAINT push_log_adventure_fkey FOREIGN KEY (adventure) REFERENCES adventure(id)
+                """,
+                "DELETE FROM schema_migration WHERE name = 'v15-logs-without-foreign-keys'",
+            ] {
+                _ = try await store.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            }
+            let keys = try await store.query(PostgresQuery(unsafeSQL: foreignKeys), logger: logger).decodeAll(String.self)
+            return (adventure.id, before, try await store.record(of: adventure.id, includingOutbox: false).events, keys)
+        }
+        #expect(keysBefore.contains("push_log.push_log_outbox_fkey") && keysBefore.contains("command.command_adventure_fkey"))
+        let reopened = try await PostgresStore.open(location)
+        try await closing(reopened) {
+            #expect(try await reopened.appliedMigrations().last == "v15-logs-without-foreign-keys")
+            let keys = try await reopened.query(PostgresQuery(unsafeSQL: foreignKeys), logger: logger).decodeAll(String.self)
+            #expect(keys == keysBefore.filter {
+                !["tick_log.tick_log_adventure_fkey", "outbox_message.outbox_message_adventure_fkey",
+                  "push_log.push_log_outbox_fkey", "push_log.push_log_adventure_fkey"].contains($0)
+            })
+            #expect(keys.count == keysBefore.count - 4)
+            #expect(try await reopened.pushLog(of: id) == before)
+            #expect(try await reopened.record(of: id, includingOutbox: false).events == events)
+        }
+    }
 }
