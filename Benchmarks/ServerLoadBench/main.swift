@@ -7,7 +7,7 @@
 //                                        [--batch-size 500] [--in-flight 512] [--ticker-only] [--database postgres://…]
 //                                        [--apns-url https://… --management-url https://… --ca-file F --key-file F
 //                                         --key-id ID --team-id ID]
-//                                        [--followers N --channels on|off] [--bytes-dir DIR]
+//                                        [--followers N --channels on|off] [--bytes-dir DIR] [--analyze on|off]
 //
 // With --followers, every adventure is followed by N players outside its party,
 // in four languages: with --channels on (the default) their apps are on iOS 18
@@ -75,6 +75,9 @@ struct Options {
     var channels = true
     /// Where the window's WAL positions (and, on SQLite, a copy of the database) go.
     var bytesDirectory: String?
+    /// PostgreSQL: the tables analyzed after the warm-up, as autovacuum would have
+    /// by then on a server that has run a while (off: the statistics the setup left).
+    var analyze = true
 
     static func parse() throws -> Options {
         var options = Options()
@@ -84,11 +87,12 @@ struct Options {
                 options.tickerOnly = true
                 continue
             }
-            if argument == "--channels" {
+            if argument == "--channels" || argument == "--analyze" {
+                let field: WritableKeyPath<Options, Bool> = argument == "--channels" ? \.channels : \.analyze
                 switch arguments.next() {
-                case "on": options.channels = true
-                case "off": options.channels = false
-                default: throw BenchError("--channels needs on or off")
+                case "on": options[keyPath: field] = true
+                case "off": options[keyPath: field] = false
+                default: throw BenchError("\(argument) needs on or off")
                 }
                 continue
             }
@@ -436,6 +440,14 @@ try await withThrowingTaskGroup(of: Void.self) { tasks in
     if behind > 0 { print("the setup ended \(behind) s after the adventures started") }
     tasks.addTask { try await group.run() }
     try await Task.sleep(for: .seconds(max(0, -behind) + options.warmUp))
+    // A server that has run a while has its tables' statistics from autovacuum
+    // (within a minute of a table's growing by a tenth): the window measures the
+    // plans made with them, not those made for the tables as the setup left them,
+    // before the first push. After the warm-up, so that the outbox and the logs
+    // are not analyzed empty.
+    if options.databaseURL != nil, options.analyze, psql("ANALYZE") == nil {
+        print("ANALYZE failed: the plans use older statistics")
+    }
     lags.reset()
     markWindow(start: nil, end: nil)
     let first = await sample()

@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# What PostgreSQL itself costs to keep what a tick must keep, with nothing of the
+# server's layout around it: the floor under the WAL and the PostgreSQL CPU per
+# adventure-tick that `server-load.sh` measures.
+#
+# pgbench plays N adventures' ticks in batches of 100, one transaction a batch,
+# at N adventure-ticks a second, on a cluster of this script's own (initdb +
+# pg_ctl as the postgres user into a temporary folder, on a free port) with the
+# recommended settings of deploy/postgresql.conf. Each adventure-tick writes:
+#   - the adventure's new state over the old (its row, keyed by id; nothing else
+#     indexed, so the update can stay on its page, HOT);
+#   - the tick's events, a row keyed by (adventure, tick);
+#   - 1.45 pushes on average, a row each keyed by a sequence;
+#   - and, in a transaction of its own as a dispatcher would, each push's answer,
+#     a row keyed by the push.
+# Sizes are those of ServerLoadBench's adventures (PostgreSQL, 800 adventures,
+# 2026-11-28): a 618-byte state whose changes run from near its start (the
+# boss's health) to its end (the tick), 374 bytes of events a tick, 558-byte
+# payloads, 1.45 pushes an adventure-tick. WAL records are not compressed (only
+# full-page images are), so the bytes, not their content, are what counts.
+#
+# Three layouts: "content" as above; "keyed": the same with foreign keys from the
+# tick's events and pushes to their adventure and from an answer to its push, as
+# the server's tables have; and "compact": the content with the state and the
+# events in a binary form a quarter of their JSON's size (what an encoding of
+# their own might reach; not the server's), the payload as it goes to APNs.
+#
+#   bash Benchmarks/pg-floor.sh [adventures=800] [seconds=30]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+adventures=${1:-800}
+seconds=${2:-30}
+(( adventures % 100 == 0 )) || { echo "pg-floor.sh: adventures must be a multiple of 100 (the batch)" >&2; exit 2; }
+batches=$((adventures / 100))
+
+pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+[[ -x "$pgbin/initdb" && -x "$pgbin/pgbench" ]] || { echo "pg-floor.sh: PostgreSQL is not installed (apt-get install postgresql)" >&2; exit 2; }
+as_postgres() { if [[ $(id -u) == 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+
+folder=$(mktemp -d /tmp/rangers-pg-floor.XXXXXX)
+[[ $(id -u) == 0 ]] && chown -R postgres:postgres "$folder"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+stop() { as_postgres "$pgbin/pg_ctl" -D "$folder/data" -m fast stop >/dev/null 2>&1 || true; rm -rf "$folder"; }
+trap stop EXIT
+as_postgres "$pgbin/initdb" -D "$folder/data" -U postgres --auth=trust --encoding=UTF8 >/dev/null
+cp deploy/postgresql.conf "$folder/data/rangers.conf"
+[[ $(id -u) == 0 ]] && chown postgres:postgres "$folder/data/rangers.conf"
+echo "include 'rangers.conf'" >> "$folder/data/postgresql.conf"
+as_postgres "$pgbin/pg_ctl" -D "$folder/data" -l "$folder/server.log" -w \
+    -o "-p $port -k $folder -c listen_addresses=127.0.0.1" start >/dev/null
+psql_() { as_postgres "$pgbin/psql" -h "$folder" -p "$port" -U postgres -X -q "$@"; }
+
+# User and system CPU of every postgres process, in seconds (/proc/<pid>/stat 14,
+# 15), and of those that have ended (pgbench's backend among them), which the
+# postmaster has waited for (16, 17).
+postgres_cpu() {
+    local total=0 pid stat
+    for pid in $(pgrep -x postgres); do
+        stat=$(cat "/proc/$pid/stat" 2>/dev/null) || continue
+        stat=${stat##*) }
+        read -r -a f <<< "$stat"
+        total=$((total + f[11] + f[12] + f[13] + f[14]))
+    done
+    python3 -c "import os; print($total / os.sysconf('SC_CLK_TCK'))"
+}
+
+run() {
+    local layout=$1 state_bytes=618 events_bytes=374 adventure_key="" push_key=""
+    if [[ $layout == compact ]]; then state_bytes=155; events_bytes=94; fi
+    if [[ $layout == keyed ]]; then adventure_key="REFERENCES adventure"; push_key="REFERENCES push"; fi
+    local db="floor_$layout"
+    psql_ -c "CREATE DATABASE $db" postgres
+    psql_ "$db" <<SQL
+CREATE TABLE adventure (id int PRIMARY KEY, tick int NOT NULL, state bytea NOT NULL);
+CREATE TABLE tick_log (adventure int $adventure_key, tick int, events bytea NOT NULL, PRIMARY KEY (adventure, tick));
+CREATE TABLE push (id bigserial PRIMARY KEY, adventure int NOT NULL $adventure_key, tick int NOT NULL, payload bytea NOT NULL);
+CREATE TABLE push_answer (push bigint PRIMARY KEY $push_key, status smallint NOT NULL, apns_id uuid NOT NULL,
+                          answered_at timestamptz NOT NULL);
+-- A state of $state_bytes bytes: what changes each tick sits at its start and at its end.
+CREATE FUNCTION state_of(tick int) RETURNS bytea LANGUAGE sql IMMUTABLE AS
+  \$\$ SELECT int4send(tick * 7919) || decode(repeat('7b', $state_bytes - 8), 'hex') || int4send(tick) \$\$;
+INSERT INTO adventure SELECT id, 0, state_of(0) FROM generate_series(0, $adventures - 1) id;
+VACUUM ANALYZE;
+SQL
+    # One batch of 100 adventures' ticks, then the answers to the pushes queued so far.
+    cat > "$folder/tick.sql" <<SQL
+\set batch random(0, $((batches - 1)))
+BEGIN;
+WITH ticked AS (
+    UPDATE adventure SET tick = tick + 1, state = state_of(tick + 1)
+    WHERE id >= :batch * 100 AND id < :batch * 100 + 100 RETURNING id, tick
+), events AS (
+    INSERT INTO tick_log SELECT id, tick, decode(repeat('5b', $events_bytes), 'hex') FROM ticked
+)
+INSERT INTO push (adventure, tick, payload)
+SELECT id, tick, decode(repeat('7b', 558), 'hex') FROM ticked, generate_series(1, 2) n
+WHERE n = 1 OR (hashint4(id * 31 + tick) & 1023) < 461;
+COMMIT;
+INSERT INTO push_answer SELECT id, 200, gen_random_uuid(), now() FROM push WHERE id > :answered ORDER BY id;
+SELECT coalesce(max(push), 0) AS answered FROM push_answer \gset
+SQL
+    # Warm-up, so that the tables have pages and the statistics their rows.
+    as_postgres "$pgbin/pgbench" -h "$folder" -p "$port" -U postgres -n -f "$folder/tick.sql" -D answered=0 \
+        -R "$batches" -T 5 "$db" >/dev/null
+    psql_ -c "ANALYZE" "$db"
+    local wal_start cpu_start wal_end cpu_end ticks_start ticks_end pushes
+    wal_start=$(psql_ -At -c "SELECT pg_current_wal_insert_lsn() - '0/0'" "$db")
+    ticks_start=$(psql_ -At -c "SELECT count(*) FROM tick_log" "$db")
+    cpu_start=$(postgres_cpu)
+    as_postgres "$pgbin/pgbench" -h "$folder" -p "$port" -U postgres -n -f "$folder/tick.sql" \
+        -D answered="$(psql_ -At -c 'SELECT coalesce(max(push), 0) FROM push_answer' "$db")" \
+        -R "$batches" -T "$seconds" "$db" > "$folder/pgbench.txt"
+    cpu_end=$(postgres_cpu)
+    wal_end=$(psql_ -At -c "SELECT pg_current_wal_insert_lsn() - '0/0'" "$db")
+    ticks_end=$(psql_ -At -c "SELECT count(*) FROM tick_log" "$db")
+    pushes=$(psql_ -At -c "SELECT round(count(*)::numeric / (SELECT count(*) FROM tick_log), 2) FROM push" "$db")
+    python3 - "$layout" "$wal_start" "$wal_end" "$cpu_start" "$cpu_end" "$ticks_start" "$ticks_end" "$pushes" "$seconds" <<'PY'
+import sys
+layout, w0, w1, c0, c1, t0, t1, pushes, seconds = sys.argv[1:]
+ticks = int(t1) - int(t0)
+print(f"{layout:8} {ticks / float(seconds):7.0f} adventure-ticks/s · {pushes} pushes each · "
+      f"{(int(w1) - int(w0)) / ticks:6.0f} B of WAL · {(float(c1) - float(c0)) * 1000 / ticks:.3f} ms of PostgreSQL CPU per adventure-tick")
+PY
+}
+
+echo "PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}'), deploy/postgresql.conf, $adventures adventures at a 1 s tick, $seconds s each:"
+for layout in content keyed compact; do run "$layout"; done
