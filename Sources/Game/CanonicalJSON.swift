@@ -8,7 +8,8 @@
 public enum CanonicalJSON {
     public static func text(of event: GameEvent) -> String {
         // Fields in sorted key order: amount, blocked, boss, healer, hero, player, rank, rarity, reason, type.
-        var object = FlatObject()
+        var object = JSONWriter(capacity: 112)
+        object.openObject()
         switch event {
         case .damageDealt(let hero, let boss, let amount, let blocked),
              .criticalHit(let hero, let boss, let amount, let blocked):
@@ -53,27 +54,40 @@ public enum CanonicalJSON {
             object.add("boss", boss.rawValue)
         }
         object.add("type", event.kind.rawValue)
-        return object.text + "}"
+        object.closeObject()
+        return object.text
     }
 
     /// An adventure's state in the same form: what the store writes after every
     /// tick, where `JSONEncoder` cost more than the rest of the tick's write.
     public static func text(of state: AdventureState) -> String {
         // Keys in sorted order at every level.
-        var object = FlatObject()
-        object.add("boss", raw: text(of: state.boss))
+        var object = JSONWriter(capacity: 640)
+        object.openObject()
+        object.key("boss")
+        write(state.boss, to: &object)
         object.add("bossIndex", state.bossIndex)
-        object.add("heroes", raw: "[" + state.heroes.map(text(of:)).joined(separator: ",") + "]")
+        object.key("heroes")
+        object.openArray()
+        for hero in state.heroes { write(hero, to: &object) }
+        object.closeArray()
         object.add("potions", state.potions)
         let (s0, s1, s2, s3) = state.random.words
-        object.add("random", raw: "{\"s0\":\(s0),\"s1\":\(s1),\"s2\":\(s2),\"s3\":\(s3)}")
+        object.key("random")
+        object.openObject()
+        object.add("s0", s0)
+        object.add("s1", s1)
+        object.add("s2", s2)
+        object.add("s3", s3)
+        object.closeObject()
         object.add("status", state.status.rawValue)
         object.add("tick", state.tick)
-        return object.text + "}"
+        object.closeObject()
+        return object.text
     }
 
-    private static func text(of boss: BossState) -> String {
-        var object = FlatObject()
+    private static func write(_ boss: BossState, to object: inout JSONWriter) {
+        object.openObject()
         object.add("boss", boss.boss.rawValue)
         object.add("enraged", boss.enraged)
         object.add("health", boss.health)
@@ -82,74 +96,129 @@ public enum CanonicalJSON {
         object.add("shield", boss.shield)
         object.add("usedHealPhase", boss.usedHealPhase)
         object.add("usedShieldPhase", boss.usedShieldPhase)
-        return object.text + "}"
+        object.closeObject()
     }
 
-    private static func text(of hero: HeroState) -> String {
-        var object = FlatObject()
+    private static func write(_ hero: HeroState, to object: inout JSONWriter) {
+        object.openObject()
         object.add("health", hero.health)
         object.add("hero", hero.hero.rawValue)
         object.add("maxHealth", hero.maxHealth)
         object.add("player", hero.player.rawValue)
-        return object.text + "}"
+        object.closeObject()
     }
 
     /// A JSON string as `JSONEncoder` writes it.
     static func quoted(_ string: String) -> String {
-        let plain = string.utf8.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
-            && $0 != UInt8(ascii: "/") }
-        if plain { return "\"" + string + "\"" }
-        var out = "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "/": out += "\\/"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{08}": out += "\\b"
-            case "\u{0C}": out += "\\f"
-            case let control where control.value < 0x20:
-                let hex = String(control.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        var writer = JSONWriter(capacity: string.utf8.count + 2)
+        writer.string(string)
+        return writer.text
     }
 }
 
-private struct FlatObject {
-    var text = "{"
-    private var isEmpty = true
+/// A JSON text written as UTF-8 into one buffer: building it from strings
+/// allocated and copied a string per key and value, more than the rest of
+/// storing a tick. Values follow keys; objects and arrays are separated by commas
+/// where they follow another member.
+private struct JSONWriter {
+    private var bytes: [UInt8] = []
+    private var followsMember = false
 
-    init() { text.reserveCapacity(112) }
+    init(capacity: Int) { bytes.reserveCapacity(capacity) }
 
-    mutating func add(_ key: String, _ value: String) {
-        separate(key)
-        text += CanonicalJSON.quoted(value)
+    var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    mutating func openObject() {
+        separate()
+        bytes.append(UInt8(ascii: "{"))
     }
 
-    mutating func add(_ key: String, _ value: Int) {
-        separate(key)
-        text += String(value)
+    mutating func closeObject() {
+        bytes.append(UInt8(ascii: "}"))
+        followsMember = true
     }
 
-    mutating func add(_ key: String, _ value: Bool) {
-        separate(key)
-        text += value ? "true" : "false"
+    mutating func openArray() {
+        separate()
+        bytes.append(UInt8(ascii: "["))
     }
 
-    /// `json` is already JSON.
-    mutating func add(_ key: String, raw json: String) {
-        separate(key)
-        text += json
+    mutating func closeArray() {
+        bytes.append(UInt8(ascii: "]"))
+        followsMember = true
     }
 
-    private mutating func separate(_ key: String) {
-        text += isEmpty ? "\"" : ",\""
-        text += key + "\":"
-        isEmpty = false
+    mutating func key(_ key: StaticString) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        key.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+    }
+
+    mutating func add(_ key: StaticString, _ value: String) {
+        self.key(key)
+        string(value)
+        followsMember = true
+    }
+
+    mutating func add(_ key: StaticString, _ value: Int) {
+        self.key(key)
+        decimal(UInt64(value.magnitude), negative: value < 0)
+    }
+
+    mutating func add(_ key: StaticString, _ value: UInt64) {
+        self.key(key)
+        decimal(value, negative: false)
+    }
+
+    mutating func add(_ key: StaticString, _ value: Bool) {
+        self.key(key)
+        let word: StaticString = value ? "true" : "false"
+        word.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        followsMember = true
+    }
+
+    mutating func string(_ string: String) {
+        bytes.append(UInt8(ascii: "\""))
+        let plain = string.utf8.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
+            && $0 != UInt8(ascii: "/") }
+        if plain {
+            bytes.append(contentsOf: string.utf8)
+        } else {
+            for scalar in string.unicodeScalars {
+                switch scalar {
+                case "\"": bytes.append(contentsOf: #"\""#.utf8)
+                case "\\": bytes.append(contentsOf: #"\\"#.utf8)
+                case "/": bytes.append(contentsOf: #"\/"#.utf8)
+                case "\n": bytes.append(contentsOf: #"\n"#.utf8)
+                case "\r": bytes.append(contentsOf: #"\r"#.utf8)
+                case "\t": bytes.append(contentsOf: #"\t"#.utf8)
+                case "\u{08}": bytes.append(contentsOf: #"\b"#.utf8)
+                case "\u{0C}": bytes.append(contentsOf: #"\f"#.utf8)
+                case let control where control.value < 0x20:
+                    let hex = String(control.value, radix: 16)
+                    bytes.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
+                default: bytes.append(contentsOf: String(scalar).utf8)
+                }
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func decimal(_ magnitude: UInt64, negative: Bool) {
+        if negative { bytes.append(UInt8(ascii: "-")) }
+        let start = bytes.count
+        var rest = magnitude
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(rest % 10))
+            rest /= 10
+        } while rest > 0
+        bytes[start...].reverse()
+        followsMember = true
+    }
+
+    private mutating func separate() {
+        if followsMember { bytes.append(UInt8(ascii: ",")) }
+        followsMember = false
     }
 }
