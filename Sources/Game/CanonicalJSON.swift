@@ -9,7 +9,7 @@ public enum CanonicalJSON {
     public static func text(of event: GameEvent) -> String {
         // Fields in sorted key order: amount, blocked, boss, healer, hero, player, rank, rarity, reason, type.
         var object = JSONWriter(capacity: 112)
-        object.openObject()
+        object.open(.object)
         switch event {
         case .damageDealt(let hero, let boss, let amount, let blocked),
              .criticalHit(let hero, let boss, let amount, let blocked):
@@ -54,7 +54,7 @@ public enum CanonicalJSON {
             object.add("boss", boss.rawValue)
         }
         object.add("type", event.kind.rawValue)
-        object.closeObject()
+        object.close(.object)
         return object.text
     }
 
@@ -63,31 +63,31 @@ public enum CanonicalJSON {
     public static func text(of state: AdventureState) -> String {
         // Keys in sorted order at every level.
         var object = JSONWriter(capacity: 640)
-        object.openObject()
+        object.open(.object)
         object.key("boss")
         write(state.boss, to: &object)
         object.add("bossIndex", state.bossIndex)
         object.key("heroes")
-        object.openArray()
+        object.open(.array)
         for hero in state.heroes { write(hero, to: &object) }
-        object.closeArray()
+        object.close(.array)
         object.add("potions", state.potions)
         let (s0, s1, s2, s3) = state.random.words
         object.key("random")
-        object.openObject()
+        object.open(.object)
         object.add("s0", s0)
         object.add("s1", s1)
         object.add("s2", s2)
         object.add("s3", s3)
-        object.closeObject()
+        object.close(.object)
         object.add("status", state.status.rawValue)
         object.add("tick", state.tick)
-        object.closeObject()
+        object.close(.object)
         return object.text
     }
 
     private static func write(_ boss: BossState, to object: inout JSONWriter) {
-        object.openObject()
+        object.open(.object)
         object.add("boss", boss.boss.rawValue)
         object.add("enraged", boss.enraged)
         object.add("health", boss.health)
@@ -96,16 +96,16 @@ public enum CanonicalJSON {
         object.add("shield", boss.shield)
         object.add("usedHealPhase", boss.usedHealPhase)
         object.add("usedShieldPhase", boss.usedShieldPhase)
-        object.closeObject()
+        object.close(.object)
     }
 
     private static func write(_ hero: HeroState, to object: inout JSONWriter) {
-        object.openObject()
+        object.open(.object)
         object.add("health", hero.health)
         object.add("hero", hero.hero.rawValue)
         object.add("maxHealth", hero.maxHealth)
         object.add("player", hero.player.rawValue)
-        object.closeObject()
+        object.close(.object)
     }
 
     /// A JSON string as `JSONEncoder` writes it.
@@ -128,23 +128,17 @@ private struct JSONWriter {
 
     var text: String { String(decoding: bytes, as: UTF8.self) }
 
-    mutating func openObject() {
+    enum Container {
+        case object, array
+    }
+
+    mutating func open(_ container: Container) {
         separate()
-        bytes.append(UInt8(ascii: "{"))
+        bytes.append(container == .object ? UInt8(ascii: "{") : UInt8(ascii: "["))
     }
 
-    mutating func closeObject() {
-        bytes.append(UInt8(ascii: "}"))
-        followsMember = true
-    }
-
-    mutating func openArray() {
-        separate()
-        bytes.append(UInt8(ascii: "["))
-    }
-
-    mutating func closeArray() {
-        bytes.append(UInt8(ascii: "]"))
+    mutating func close(_ container: Container) {
+        bytes.append(container == .object ? UInt8(ascii: "}") : UInt8(ascii: "]"))
         followsMember = true
     }
 
