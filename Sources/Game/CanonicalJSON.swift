@@ -107,13 +107,6 @@ public enum CanonicalJSON {
         object.add("player", hero.player.rawValue)
         object.close(.object)
     }
-
-    /// A JSON string as `JSONEncoder` writes it.
-    static func quoted(_ string: String) -> String {
-        var writer = JSONWriter(capacity: string.utf8.count + 2)
-        writer.string(string)
-        return writer.text
-    }
 }
 
 /// A JSON text written as UTF-8 into one buffer: building it from strings
@@ -172,6 +165,7 @@ private struct JSONWriter {
         followsMember = true
     }
 
+    /// A JSON string as `JSONEncoder` writes it, `/` escaped too.
     mutating func string(_ string: String) {
         bytes.append(UInt8(ascii: "\""))
         let plain = string.utf8.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
