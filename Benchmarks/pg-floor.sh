@@ -30,7 +30,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 adventures=${1:-800}
 seconds=${2:-30}
-(( adventures % 100 == 0 )) || { echo "pg-floor.sh: adventures must be a multiple of 100 (the batch)" >&2; exit 2; }
+[[ $adventures =~ ^[1-9][0-9]*00$ ]] || { echo "pg-floor.sh: adventures must be a positive multiple of 100 (the batch), not '$adventures'" >&2; exit 2; }
+[[ $seconds =~ ^[1-9][0-9]*$ ]] || { echo "pg-floor.sh: seconds must be a positive whole number, not '$seconds'" >&2; exit 2; }
 batches=$((adventures / 100))
 
 pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)

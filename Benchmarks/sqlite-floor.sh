@@ -26,6 +26,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-300}
+[[ $rounds =~ ^[1-9][0-9]*$ ]] || { echo "sqlite-floor.sh: rounds must be a positive whole number, not '$rounds'" >&2; exit 2; }
 adventures=800
 batches=$((adventures / 100))
 command -v sqlite3 >/dev/null || { echo "sqlite-floor.sh: sqlite3 is not installed (apt-get install sqlite3)" >&2; exit 2; }

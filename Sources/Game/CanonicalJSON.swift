@@ -139,7 +139,8 @@ private struct JSONWriter {
         separate()
         bytes.append(UInt8(ascii: "\""))
         key.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
     }
 
     mutating func add(_ key: StaticString, _ value: String) {
@@ -151,11 +152,13 @@ private struct JSONWriter {
     mutating func add(_ key: StaticString, _ value: Int) {
         self.key(key)
         decimal(UInt64(value.magnitude), negative: value < 0)
+        followsMember = true
     }
 
     mutating func add(_ key: StaticString, _ value: UInt64) {
         self.key(key)
         decimal(value, negative: false)
+        followsMember = true
     }
 
     mutating func add(_ key: StaticString, _ value: Bool) {
@@ -202,7 +205,6 @@ private struct JSONWriter {
             rest /= 10
         } while rest > 0
         bytes[start...].reverse()
-        followsMember = true
     }
 
     private mutating func separate() {

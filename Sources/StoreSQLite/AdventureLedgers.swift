@@ -25,7 +25,7 @@ struct AdventureLedgers {
         let newline = UInt8(ascii: "\n"), tab = UInt8(ascii: "\t")
         entries = text.utf8.split(separator: newline).map { line in
             let end = line.firstIndex(of: tab) ?? line.endIndex
-            return (String(Substring(line[..<end])), Substring(end == line.endIndex ? line[end...] : line[line.index(after: end)...]))
+            return (String(Substring(line[..<end])), Substring(line[end...].dropFirst()))
         }
     }
 
