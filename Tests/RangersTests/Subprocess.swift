@@ -42,12 +42,25 @@ enum Subprocess {
         let out = Pipe(), err = mergingStderr ? out : Pipe()
         process.standardOutput = out
         process.standardError = err
-        try process.run()
+        try runWithSignalsUnblocked(process)
         // Read before waiting: a full pipe would otherwise block the child.
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = mergingStderr ? Data() : err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
                       stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// A child starts with the signal mask of the thread that spawns it, and this one
+    /// is a GCD worker, which blocks SIGTERM, SIGINT, SIGHUP and more. A program that
+    /// does not reset its mask (Patroni, any Python or shell script) would then never
+    /// see the SIGTERM a script sends it to stop: ha-database.sh waited 15 s for
+    /// each Patroni. So the mask is emptied for the spawn and put back after it.
+    private static func runWithSignalsUnblocked(_ process: Process) throws {
+        var none = sigset_t(), previous = sigset_t()
+        sigemptyset(&none)
+        pthread_sigmask(SIG_SETMASK, &none, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        try process.run()
     }
 }
