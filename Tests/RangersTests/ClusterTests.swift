@@ -81,7 +81,7 @@ struct ClusterTests {
                 let health = try await node.api.health()
                 #expect(health.node == node.id && health.liveNodes == 3)
             }
-            let adventures = try await startAdventures(20, timeLimit: 25, through: cluster)
+            let adventures = try await startAdventures(20, timeLimit: 16, through: cluster)
             let ids = adventures.map(\.id)
             try await waitUntilEveryNodeHoldsSome(cluster, of: ids, ticks: 3)
 

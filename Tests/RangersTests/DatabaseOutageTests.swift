@@ -18,7 +18,7 @@ extension ClusterTests {
         let server = PostgresTestServer()
         let database = TestDatabase(engine: .postgres, location: try await server.freshDatabaseURL())
         try await withCluster(nodes: 2, leaseSeconds: 3, database: database) { cluster in
-            let ids = try await startAdventures(6, timeLimit: 30, through: cluster).map(\.id)
+            let ids = try await startAdventures(6, timeLimit: 22, through: cluster).map(\.id)
             try await waitUntilEveryNodeHoldsSome(cluster, of: ids, ticks: 2)
 
             try await server.crash()
