@@ -58,7 +58,7 @@ extension SQLiteStore {
         let (adventure, tick, state) = (record.adventure, record.tick, record.state)
         if let refusal = TickRules.refusal(of: record) { throw refusal }
         let row = try Row.fetchOne(db.cachedStatement(sql: """
-            SELECT status, lastTick, startedAt, tickInterval, party, lastTickRow FROM adventure WHERE id = ?
+            SELECT status, lastTick, startedAt, tickInterval, party, lastTickRow, ledgers FROM adventure WHERE id = ?
             """), arguments: [adventure.rawValue])
         if let refusal = TickRules.fenceRefusal(record, stored: row.map { TickRules.Stored(status: $0[0], lastTick: $0[1]) }) {
             throw refusal
@@ -68,7 +68,7 @@ extension SQLiteStore {
 
         let stored = StoredTick(lastTick: tick, status: state.status,
                                 nextTickAt: state.isRunning ? startedAt + (tick + 1) * interval : nil)
-        let ledgers = try Self.ledgers(after: record, db)
+        let ledgers = try Self.ledgers(after: record, stored: row[6], db)
 
         for id in record.appliedCommandIDs {
             try db.execute(sql: "UPDATE command SET tick = ? WHERE id = ? AND adventure = ? AND tick IS NULL",
@@ -104,13 +104,13 @@ extension SQLiteStore {
         return stored
     }
 
-    /// The adventure's budgets (`AdventureLedgers`) with those the tick changed;
-    /// refused if one is not of an activity of the adventure. An activity with a
-    /// budget stored here was found to be the adventure's when it was first stored.
-    /// Nil when the tick changed none.
-    private static func ledgers(after record: TickRecord, _ db: Database) throws -> String? {
+    /// The adventure's budgets (`AdventureLedgers`, as `stored` in its row) with
+    /// those the tick changed; refused if one is not of an activity of the
+    /// adventure. An activity with a budget stored here was found to be the
+    /// adventure's when it was first stored. Nil when the tick changed none.
+    private static func ledgers(after record: TickRecord, stored: String?, _ db: Database) throws -> String? {
         guard !record.ledgers.isEmpty else { return nil }
-        var ledgers = try AdventureLedgers.stored(of: record.adventure, db)
+        var ledgers = AdventureLedgers(stored ?? "")
         let isOfAdventure = try db.cachedStatement(sql: "SELECT 1 FROM liveActivity WHERE id = ? AND adventure = ?")
         for (activity, ledger) in record.ledgers.sorted(by: { $0.key < $1.key }) {
             guard try ledgers.contains(activity)
