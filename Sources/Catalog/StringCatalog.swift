@@ -34,16 +34,19 @@ public struct StringCatalog: Sendable {
     }
 
     /// Replaces `%@`, `%1$@`, `%d` … with the arguments as strings, and `%%` with `%`.
+    /// The text between placeholders is copied a run at a time, found by its bytes:
+    /// `%` is ASCII, and walking every character of a Korean or Vietnamese text
+    /// cost tens of thousands of instructions a push (a sixth of the push policy's).
     static func fill(_ template: String, with args: [String]) -> String {
         var output = ""
+        output.reserveCapacity(template.utf8.count + args.reduce(0) { $0 + $1.utf8.count })
         var next = 0
-        var index = template.startIndex
-        while index < template.endIndex {
-            guard template[index] == "%", let spec = try? Placeholder.parse(template, at: index) else {
-                output.append(template[index])
-                index = template.index(after: index)
-                continue
-            }
+        var literal = template.startIndex, searched = template.startIndex
+        while let percent = template.utf8[searched...].firstIndex(of: UInt8(ascii: "%")) {
+            searched = template.utf8.index(after: percent)
+            // A '%' that starts no placeholder is text like the rest.
+            guard let spec = try? Placeholder.parse(template, at: percent) else { continue }
+            output += template[literal..<percent]
             if let placeholder = spec.placeholder {
                 let position = placeholder.position ?? next + 1
                 next = position
@@ -51,8 +54,10 @@ public struct StringCatalog: Sendable {
             } else {
                 output += "%"
             }
-            index = spec.end
+            literal = spec.end
+            searched = spec.end
         }
+        output += template[literal...]
         return output
     }
 }
@@ -102,31 +107,35 @@ public struct Placeholder: Hashable, Sendable, CustomStringConvertible {
         return byPosition
     }
 
+    /// The placeholder that starts at the `%` at `start`. Its syntax is ASCII, so
+    /// it is read by byte: by `Character` it cost some 9,000 instructions a
+    /// placeholder, and every push fills one or two.
     fileprivate static func parse(_ s: String, at start: String.Index) throws(ParseError) -> (placeholder: Placeholder?, end: String.Index) {
-        var i = s.index(after: start)
-        guard i < s.endIndex else { throw ParseError(description: "'%' at the end of the text") }
-        if s[i] == "%" { return (nil, s.index(after: i)) }
+        let utf8 = s.utf8
+        var i = utf8.index(after: start)
+        guard i < utf8.endIndex else { throw ParseError(description: "'%' at the end of the text") }
+        if utf8[i] == UInt8(ascii: "%") { return (nil, utf8.index(after: i)) }
         var position: Int?
-        var digits = ""
+        var value = 0, digits = 0, overflowed = false
         var j = i
-        while j < s.endIndex, let digit = s[j].wholeNumberValue, s[j].isASCII {
-            digits.append(String(digit))
-            j = s.index(after: j)
+        while j < utf8.endIndex, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(utf8[j]) {
+            let (times10, over1) = value.multipliedReportingOverflow(by: 10)
+            let (sum, over2) = times10.addingReportingOverflow(Int(utf8[j] - UInt8(ascii: "0")))
+            (value, overflowed, digits) = (sum, overflowed || over1 || over2, digits + 1)
+            j = utf8.index(after: j)
         }
-        if !digits.isEmpty, j < s.endIndex, s[j] == "$" {
-            guard let value = Int(digits), value > 0 else {
-                throw ParseError(description: "placeholder position must start at 1")
-            }
+        if digits > 0, j < utf8.endIndex, utf8[j] == UInt8(ascii: "$") {
+            guard !overflowed, value > 0 else { throw ParseError(description: "placeholder position must start at 1") }
             position = value
-            i = s.index(after: j)
+            i = utf8.index(after: j)
         }
         // No space flag: "50% off" is far more likely a stray percent than "% o".
-        while i < s.endIndex, "-+#0123456789.".contains(s[i]) { i = s.index(after: i) }
-        while i < s.endIndex, "hlqLzjt".contains(s[i]) { i = s.index(after: i) }
-        guard i < s.endIndex, "@dDiuUxXoOfFeEgGcCsSpaA".contains(s[i]) else {
+        while i < utf8.endIndex, "-+#0123456789.".utf8.contains(utf8[i]) { i = utf8.index(after: i) }
+        while i < utf8.endIndex, "hlqLzjt".utf8.contains(utf8[i]) { i = utf8.index(after: i) }
+        guard i < utf8.endIndex, "@dDiuUxXoOfFeEgGcCsSpaA".utf8.contains(utf8[i]) else {
             throw ParseError(description: "'%' is not followed by a valid placeholder (write '%%' for a percent sign)")
         }
-        return (Placeholder(position: position, conversion: s[i]), s.index(after: i))
+        return (Placeholder(position: position, conversion: Character(Unicode.Scalar(utf8[i]))), utf8.index(after: i))
     }
 }
 

@@ -24,10 +24,25 @@ import Testing
         #expect(catalog.format(LocalizedText(key: "nope"), language: "en") == "nope")
     }
 
+    @Test func keepsAStrayPercentAndTheTextAroundPlaceholdersAsWritten() {
+        #expect(StringCatalog.fill("50% off for %@", with: ["Egghead"]) == "50% off for Egghead")
+        #expect(StringCatalog.fill("%@님, 100%", with: ["판다"]) == "판다님, 100%")
+        #expect(StringCatalog.fill("Chiến thắng! %2$@ và %1$@.", with: ["A", "B"]) == "Chiến thắng! B và A.")
+        #expect(StringCatalog.fill("%@ 出发挑战 %@", with: ["熊猫"]) == "熊猫 出发挑战 ")
+        #expect(StringCatalog.fill("", with: []) == "")
+    }
+
     @Test func parsesPlaceholders() throws {
         #expect(try Placeholder.positions(in: "%2$@ x %1$@") == [1: "@", 2: "@"])
         #expect(try Placeholder.positions(in: "%@ %lld %%") == [1: "@", 2: "d"])
         #expect(throws: Placeholder.ParseError.self) { try Placeholder.all(in: "50% off") }
         #expect(throws: Placeholder.ParseError.self) { try Placeholder.positions(in: "%1$@ %1$d") }
+        #expect(try Placeholder.all(in: "%3$-5.2f, %12$lld, %%, %s") == [Placeholder(position: 3, conversion: "f"),
+                                                                        Placeholder(position: 12, conversion: "d"),
+                                                                        Placeholder(position: nil, conversion: "s")])
+        #expect(throws: Placeholder.ParseError.self) { try Placeholder.all(in: "%0$@") }
+        #expect(throws: Placeholder.ParseError.self) { try Placeholder.all(in: "%99999999999999999999$@") }
+        #expect(throws: Placeholder.ParseError.self) { try Placeholder.all(in: "%1$") }
+        #expect(throws: Placeholder.ParseError.self) { try Placeholder.all(in: "100%") }
     }
 }
