@@ -25,7 +25,7 @@ struct PayloadWriter {
 
     // Keys in sorted order at every level, as `.sortedKeys` puts them.
     private mutating func write(_ payload: LiveActivityPayload) {
-        append("{\"aps\":")
+        literal("{\"aps\":")
         var aps = open()
         if let alert = payload.alert { key(&aps, "alert"); write(alert) }
         if let attributes = payload.attributes {
@@ -40,7 +40,7 @@ struct PayloadWriter {
         if let date = payload.staleDate { key(&aps, "stale-date"); integer(date.seconds) }
         key(&aps, "timestamp"); integer(payload.timestamp.seconds)
         close()
-        append("}")
+        literal("}")
     }
 
     private mutating func write(_ payload: PushToTalkPayload) {
@@ -55,7 +55,7 @@ struct PayloadWriter {
             close()
         }
         // Empty: APNs wants an `aps` dictionary in every push.
-        key(&root, "aps"); append("{}")
+        key(&root, "aps"); literal("{}")
         if let channelID = payload.channelID { key(&root, "channelID"); string(channelID) }
         key(&root, "leaveChannel"); boolean(payload.leaveChannel)
         if let transmissionID = payload.transmissionID { key(&root, "transmissionID"); string(transmissionID) }
@@ -133,34 +133,44 @@ struct PayloadWriter {
 
     /// Opens an object; the returned flag says no key has been written yet.
     private mutating func open() -> Bool {
-        append("{")
+        literal("{")
         return true
     }
 
     /// The object's next key, after a comma unless it is the first.
-    private mutating func key(_ first: inout Bool, _ name: String) {
-        append(first ? "\"" : ",\"")
-        append(name)
-        append("\":")
+    private mutating func key(_ first: inout Bool, _ name: StaticString) {
+        literal(first ? "\"" : ",\"")
+        literal(name)
+        literal("\":")
         first = false
     }
 
-    private mutating func close() { append("}") }
+    private mutating func close() { literal("}") }
 
     private mutating func array<Element>(_ elements: [Element], _ write: (inout PayloadWriter, Element) -> Void) {
-        append("[")
+        literal("[")
         for (index, element) in elements.enumerated() {
-            if index > 0 { append(",") }
+            if index > 0 { literal(",") }
             write(&self, element)
         }
-        append("]")
+        literal("]")
     }
 
-    private mutating func append(_ text: String) { bytes.append(contentsOf: text.utf8) }
+    /// Literals (keys, punctuation) are copied from the binary's bytes: appending
+    /// a `String`'s UTF-8 view goes element by element, some 170 instructions for
+    /// a two-byte literal, and a payload has a hundred of them.
+    private mutating func literal(_ text: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    private mutating func append(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes.append(contentsOf: $0) }
+    }
 
     private mutating func integer(_ value: Int) { append(String(value)) }
 
-    private mutating func boolean(_ value: Bool) { append(value ? "true" : "false") }
+    private mutating func boolean(_ value: Bool) { literal(value ? "true" : "false") }
 
     /// As `JSONEncoder` writes a `Double`: its shortest description, without a
     /// trailing ".0". (`validate()` has refused NaN and infinities before.)
@@ -171,24 +181,34 @@ struct PayloadWriter {
     }
 
     /// A JSON string: `"` and `\` escaped, control characters as their short
-    /// escapes or `\u00XX`; `/` and everything else as is.
+    /// escapes or `\u00XX`; `/` and everything else as is, copied a run at a time.
     private mutating func string(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): append("\\\"")
-            case UInt8(ascii: "\\"): append("\\\\")
-            case 0x0A: append("\\n")
-            case 0x0D: append("\\r")
-            case 0x09: append("\\t")
-            case 0x08: append("\\b")
-            case 0x0C: append("\\f")
-            case ..<0x20:
-                let hex = String(byte, radix: 16)
-                append("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
-            default: bytes.append(byte)
+        var value = value
+        value.withUTF8 { utf8 in
+            var run = 0
+            for (index, byte) in utf8.enumerated() where byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run..<index]))
+                escape(byte)
+                run = index + 1
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run...]))
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func escape(_ byte: UInt8) {
+        switch byte {
+        case UInt8(ascii: "\""): literal("\\\"")
+        case UInt8(ascii: "\\"): literal("\\\\")
+        case 0x0A: literal("\\n")
+        case 0x0D: literal("\\r")
+        case 0x09: literal("\\t")
+        case 0x08: literal("\\b")
+        case 0x0C: literal("\\f")
+        default:
+            let hex = String(byte, radix: 16)
+            append("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
+        }
     }
 }
