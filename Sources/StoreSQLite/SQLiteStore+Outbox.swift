@@ -26,7 +26,7 @@ extension SQLiteStore {
             UPDATE outbox SET state = 'sending', claimedAt = ?, claimedBy = ?, attempts = attempts + 1 WHERE id = ?
             """)
         while claimed.count < limit {
-            let candidates = try Row.fetchAll(next, arguments: [after, nowValue, limit - claimed.count]).map(PendingPush.init)
+            let candidates = try Array(Row.fetchCursor(next, arguments: [after, nowValue, limit - claimed.count]).map(PendingPush.init))
             guard let last = candidates.last else { break }
             after = last.id
             for row in candidates {

@@ -17,14 +17,14 @@ extension SQLiteStore {
     ) async throws -> [DueAdventure] {
         let (second, phase) = TickSchedule.secondAndPhase(of: now)
         return try await read { db in
-            let due = try Row.fetchAll(db.cachedStatement(sql: """
+            let due = try Array(Row.fetchCursor(db.cachedStatement(sql: """
                 SELECT id, lastTick, hasFollowerChannels FROM adventure
                 WHERE status = 'running' AND nextTickAt <= ? AND (nextTickAt < ? OR tickPhase <= ?)
                 ORDER BY nextTickAt, tickPhase, id LIMIT ?
                 """), arguments: [second, second, phase, max(0, limit) + skipping.count])
-                .lazy.filter { !skipping.contains(AdventureID($0[0] as String)) }.prefix(max(0, limit))
-            return try due.map { row in
-                let id = AdventureID(row[0] as String), lastTick: Int = row[1], hasChannels: Bool = row[2]
+                .map { (id: AdventureID($0[0] as String), lastTick: $0[1] as Int, hasChannels: $0[2] as Bool) })
+                .lazy.filter { !skipping.contains($0.id) }.prefix(max(0, limit))
+            return try due.map { id, lastTick, hasChannels in
                 let known = isKnown(id, lastTick)
                 let stored = known ? nil : try Self.requireAdventure(id, db).value()
                 let activities = try Self.reachableActivities(of: id, withLedger: { !known || !hasLedger(id, $0) }, db)
@@ -48,12 +48,14 @@ extension SQLiteStore {
             if ledgers == nil { ledgers = try AdventureLedgers.stored(of: adventure, db) }
             return try ledgers!.ledger(of: activity)
         }
-        for activity in try Row.fetchAll(db.cachedStatement(sql: """
+        // A cursor's row is read in place, not copied first: the rows are read once.
+        let rows = try Row.fetchCursor(db.cachedStatement(sql: """
             SELECT liveActivity.id, player, heroID, frequentUpdates, locale FROM liveActivity
             JOIN activityToken ON activityToken.activity = liveActivity.id AND activityToken.invalidatedAt IS NULL
             WHERE liveActivity.adventure = ? AND liveActivity.status = 'active'
             ORDER BY liveActivity.createdAt, liveActivity.id
-            """), arguments: [adventure.rawValue]) {
+            """), arguments: [adventure.rawValue])
+        while let activity = try rows.next() {
             let activityID = ActivityID(activity[0] as String), player = PlayerID(activity[1] as String)
             let ledger = withLedger(activityID) ? try ledger(of: activityID) : nil
             if let hero = activity[2] as String? {
