@@ -89,7 +89,7 @@ extension SQLiteStore {
     /// Whether a push to `target` queued after outbox row `id` is waiting, being
     /// sent or sent. One queued while `id` waited superseded it then; so any such
     /// push was queued while `id` was out, and is no newer than `newest`, the last
-    /// one queued then (`markNewerQueued`): the rows between are all there is to read.
+    /// one queued then (`enqueue`): the rows between are all there is to read.
     static func hasNewerPush(to target: PushTarget, than id: Int64, upTo newest: Int64?, _ db: Database) throws -> Bool {
         guard let newest else { return false }
         return try Bool.fetchOne(db.cachedStatement(sql: hasNewerPushSQL),

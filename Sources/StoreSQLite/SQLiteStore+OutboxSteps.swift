@@ -10,19 +10,22 @@ extension SQLiteStore {
     /// Queues one push, its progress and its message (v12), one id for both, and
     /// returns the id; it supersedes the pushes still waiting for its target that
     /// the policy marked supersedable, and marks those being sent
-    /// (`markNewerQueued`). A leave-channel push (an end to a channel member) also
+    /// (`openSupersedableSQL`). A leave-channel push (an end to a channel member) also
     /// marks the member as leaving: their token is kept until that push is done
     /// with, then dropped. `queuedAt` is the instant as stored
     /// (`Date.databaseValue`); `inTickRange` says the tick's row will name it (v15).
     @discardableResult
     static func enqueue(_ message: OutboxMessage, adventure: AdventureID?, tick: Int?, at queuedAt: DatabaseValue,
                         inTickRange: Bool = false, _ db: Database) throws -> Int64 {
-        try supersedeWaitingPushes(to: message.target, db)
+        let open = try openSupersedablePushes(to: message.target, db)
+        for push in open where !push.isSending { try supersede(push.id, db) }
         try db.cachedStatement(sql: """
             INSERT INTO outbox (targetKind, targetID, supersedable, state, attempts, nextAttemptAt) VALUES (?, ?, ?, 'pending', 0, ?)
             """).execute(arguments: [message.target.kind.rawValue, message.target.id, message.supersedable, queuedAt])
         let id = db.lastInsertedRowID
-        try markNewerQueued(id, to: message.target, db)
+        for push in open where push.isSending {
+            try db.cachedStatement(sql: "UPDATE outbox SET newerQueued = ? WHERE id = ?").execute(arguments: [id, push.id])
+        }
         try db.cachedStatement(sql: """
             INSERT INTO outboxMessage (id, adventure, targetKind, targetID, pushType, topic, priority, expiration, payload, reason,
                                        hasAlert, isEnd, tick, createdAt, inTickRange)
@@ -65,36 +68,26 @@ extension SQLiteStore {
         }
     }
 
-    /// The pushes waiting for a target that the policy marked supersedable, when a
-    /// newer push to it is queued. Found first and then updated by id: an UPDATE
-    /// that searched the index it changes would gather the rows in a temporary
-    /// table on every push, though there is mostly nothing to supersede.
-    static let supersedableSQL = """
-        SELECT id FROM outbox INDEXED BY outbox_pendingSupersedable
-        WHERE state = 'pending' AND supersedable AND targetKind = ? AND targetID = ?
+    /// The pushes to a target that the policy marked supersedable and that a newer
+    /// push to it would supersede: those waiting, which it supersedes, and those
+    /// being sent, which learn that it was queued (`newerQueued`): if one comes
+    /// back for a retry, it is superseded instead (`hasNewerPush`). Those waiting
+    /// are superseded as each newer push comes, so only a push that was out when a
+    /// newer one came can ever need the mark. One read for both, each through the
+    /// partial index of its state: an UPDATE that searched the index it changes
+    /// would gather the rows in a temporary table on every push, though there is
+    /// mostly nothing to supersede.
+    static let openSupersedableSQL = """
+        SELECT id, 0 FROM outbox INDEXED BY outbox_pendingSupersedable
+        WHERE state = 'pending' AND supersedable AND targetKind = ?1 AND targetID = ?2
+        UNION ALL
+        SELECT id, 1 FROM outbox INDEXED BY outbox_sendingSupersedable
+        WHERE state = 'sending' AND supersedable AND targetKind = ?1 AND targetID = ?2
         """
 
-    static func supersedeWaitingPushes(to target: PushTarget, _ db: Database) throws {
-        let waiting = try Int64.fetchAll(db.cachedStatement(sql: supersedableSQL),
-                                         arguments: [target.kind.rawValue, target.id])
-        for id in waiting { try supersede(id, db) }
-    }
-
-    static let sendingSupersedableSQL = """
-        SELECT id FROM outbox INDEXED BY outbox_sendingSupersedable
-        WHERE state = 'sending' AND supersedable AND targetKind = ? AND targetID = ?
-        """
-
-    /// The pushes to `target` being sent that a newer one would supersede learn
-    /// that push `id` was queued: if one comes back for a retry, it is superseded
-    /// instead (`hasNewerPush`). Those waiting were superseded already, so only a
-    /// push that was out when a newer one came can ever need this.
-    static func markNewerQueued(_ id: Int64, to target: PushTarget, _ db: Database) throws {
-        let sending = try Int64.fetchAll(db.cachedStatement(sql: sendingSupersedableSQL),
-                                         arguments: [target.kind.rawValue, target.id])
-        for push in sending {
-            try db.cachedStatement(sql: "UPDATE outbox SET newerQueued = ? WHERE id = ?").execute(arguments: [id, push])
-        }
+    static func openSupersedablePushes(to target: PushTarget, _ db: Database) throws -> [(id: Int64, isSending: Bool)] {
+        try Array(Row.fetchCursor(db.cachedStatement(sql: openSupersedableSQL), arguments: [target.kind.rawValue, target.id])
+            .map { (id: $0[0] as Int64, isSending: $0[1] as Bool) })
     }
 
     /// A newer push to its target makes this one pointless (`QueuedPushRules.isSupersedable`).

@@ -20,7 +20,7 @@ import Vocabulary
         let plans = try await store.rawRead { db in
             let statements: [(String, StatementArguments)] = [
                 (SQLiteStore.nextPendingSQL, [0, Date(), 10]),
-                (SQLiteStore.supersedableSQL, ["liveActivity", "activity-1"]),
+                (SQLiteStore.openSupersedableSQL, ["liveActivity", "activity-1"]),
                 (SQLiteStore.unsettledCountSQL, []),
                 (SQLiteStore.recoverSQL, [QueuedPushRules.interruptedReason, "claimant"]),
             ]
@@ -28,7 +28,7 @@ import Vocabulary
                 try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
             }
         }
-        let openRowIndexes = ["outbox_pending", "outbox_pendingSupersedable", "outbox_sending"]
+        let openRowIndexes = ["outbox_pending", "outbox_pendingSupersedable", "outbox_sendingSupersedable", "outbox_sending"]
         for steps in plans {
             let outboxSteps = steps.filter { $0.contains("outbox") }
             #expect(!outboxSteps.isEmpty)
@@ -128,7 +128,7 @@ import Vocabulary
         let store = try ScratchDatabase().open()
         let plans = try await store.rawRead { db in
             try [SQLiteStore.pushLogOnwardSQL, SQLiteStore.pushLogThroughPushesSQL, SQLiteStore.hasNewerPushSQL,
-                 SQLiteStore.sendingSupersedableSQL, SQLiteStore.channelsToDeleteSQL, SQLiteStore.outboxEntriesSQL,
+                 SQLiteStore.openSupersedableSQL, SQLiteStore.channelsToDeleteSQL, SQLiteStore.outboxEntriesSQL,
                  SQLiteStore.tickEventsSQL].map { sql in
                 // Numbered (?1, ?2, …) or not: as many arguments as the statement takes.
                 let numbered = (1...9).filter { sql.contains("?\($0)") }.max()
@@ -151,6 +151,7 @@ import Vocabulary
         }
         #expect(plans[2].first { $0.contains(" m ") }?.contains("INTEGER PRIMARY KEY (rowid>? AND rowid<?)") == true, "\(plans[2])")
         #expect(plans[3].contains { $0.contains("INDEX outbox_sendingSupersedable") }, "\(plans[3])")
+        #expect(plans[3].contains { $0.contains("INDEX outbox_pendingSupersedable") }, "\(plans[3])")
         #expect(plans[4].filter { $0.contains(" o ") || $0.contains("outbox") }.allSatisfy {
             $0.contains("INDEX outbox_pending") || $0.contains("INDEX outbox_sending")
         }, "\(plans[4])")
