@@ -138,7 +138,7 @@ private struct JSONWriter {
     mutating func key(_ key: StaticString) {
         separate()
         bytes.append(UInt8(ascii: "\""))
-        key.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        literal(key)
         bytes.append(UInt8(ascii: "\""))
         bytes.append(UInt8(ascii: ":"))
     }
@@ -163,37 +163,46 @@ private struct JSONWriter {
 
     mutating func add(_ key: StaticString, _ value: Bool) {
         self.key(key)
-        let word: StaticString = value ? "true" : "false"
-        word.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        literal(value ? "true" : "false")
         followsMember = true
     }
 
-    /// A JSON string as `JSONEncoder` writes it, `/` escaped too.
+    /// A JSON string as `JSONEncoder` writes it, `/` escaped too: copied a run of
+    /// bytes at a time between the bytes that need an escape (all ASCII).
     mutating func string(_ string: String) {
         bytes.append(UInt8(ascii: "\""))
-        let plain = string.utf8.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\")
-            && $0 != UInt8(ascii: "/") }
-        if plain {
-            bytes.append(contentsOf: string.utf8)
-        } else {
-            for scalar in string.unicodeScalars {
-                switch scalar {
-                case "\"": bytes.append(contentsOf: #"\""#.utf8)
-                case "\\": bytes.append(contentsOf: #"\\"#.utf8)
-                case "/": bytes.append(contentsOf: #"\/"#.utf8)
-                case "\n": bytes.append(contentsOf: #"\n"#.utf8)
-                case "\r": bytes.append(contentsOf: #"\r"#.utf8)
-                case "\t": bytes.append(contentsOf: #"\t"#.utf8)
-                case "\u{08}": bytes.append(contentsOf: #"\b"#.utf8)
-                case "\u{0C}": bytes.append(contentsOf: #"\f"#.utf8)
-                case let control where control.value < 0x20:
-                    let hex = String(control.value, radix: 16)
-                    bytes.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
-                default: bytes.append(contentsOf: String(scalar).utf8)
-                }
+        var string = string
+        string.withUTF8 { utf8 in
+            var run = 0
+            for (index, byte) in utf8.enumerated()
+            where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "/") {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run..<index]))
+                escape(byte)
+                run = index + 1
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[run...]))
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func escape(_ byte: UInt8) {
+        switch byte {
+        case UInt8(ascii: "\""): literal(#"\""#)
+        case UInt8(ascii: "\\"): literal(#"\\"#)
+        case UInt8(ascii: "/"): literal(#"\/"#)
+        case 0x0A: literal(#"\n"#)
+        case 0x0D: literal(#"\r"#)
+        case 0x09: literal(#"\t"#)
+        case 0x08: literal(#"\b"#)
+        case 0x0C: literal(#"\f"#)
+        default:
+            let hex = String(byte, radix: 16)
+            bytes.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
+        }
+    }
+
+    private mutating func literal(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
     private mutating func decimal(_ magnitude: UInt64, negative: Bool) {
