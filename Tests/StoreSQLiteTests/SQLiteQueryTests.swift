@@ -37,6 +37,9 @@ import Vocabulary
                         "\(step)")
             }
         }
+        // The claim reads each push's activity and its one valid token by key.
+        #expect(plans[0].contains { $0.hasPrefix("SEARCH a USING INDEX sqlite_autoindex_liveActivity_1 (id=?)") }, "\(plans[0])")
+        #expect(plans[0].contains { $0.hasPrefix("SEARCH t USING INDEX activityToken_oneValid (activity=?)") }, "\(plans[0])")
     }
 
     /// A tick of a running adventure writes the indexes whose key it moves (when

@@ -232,4 +232,23 @@ import Vocabulary
         #expect(try await store.claimOutbox(limit: 5, now: Date().addingTimeInterval(1)).isEmpty)
         #expect(try await store.outbox(of: adventure.id).map(\.outcome) == ["expired before it could be sent"])
     }
+
+    /// A claim sends a push to the token its activity has when it is claimed, not
+    /// when it was queued, and drops one to an activity that has ended since.
+    @Test(arguments: StoreEngine.available) func aClaimReadsTheActivitysTokenAndStatusAtTheMomentOfTheClaim(
+        engine: StoreEngine
+    ) async throws {
+        let (store, trio, adventure, activities) = try await running(engine)
+        try await store.playNextTick(of: adventure.id) { _ in activities.map { update($0, tick: 1, alert: true) } }
+        try await store.rotateToken(activityID: activities[0], newToken: Tokens.make(91), by: trio.players[0].id)
+        try await store.markActivity(activities[1], .ended, by: trio.players[1].id)
+        try await store.markActivity(activities[2], .dismissed, by: trio.players[2].id)
+
+        #expect(try await store.claimOutbox(limit: 10).map(\.token) == [Tokens.make(91)])
+        let outcomes = try await store.outbox(of: adventure.id).map { "\($0.message.target.id):\($0.state.rawValue):\($0.outcome ?? "")" }
+        #expect(outcomes == [
+            "\(activities[0]):sending:", "\(activities[1]):dropped:the activity is ended",
+            "\(activities[2]):dropped:the activity is dismissed",
+        ])
+    }
 }
