@@ -26,7 +26,10 @@ extension SQLiteStore {
             UPDATE outbox SET state = 'sending', claimedAt = ?, claimedBy = ?, attempts = attempts + 1 WHERE id = ?
             """)
         while claimed.count < limit {
-            let candidates = try Array(Row.fetchCursor(next, arguments: [after, nowValue, limit - claimed.count]).map(PendingPush.init))
+            var candidates: [PendingPush] = []
+            try next.forEachRow({ $0.add(after); $0.add(nowValue); $0.add(limit - claimed.count) }) {
+                candidates.append(try PendingPush($0))
+            }
             guard let last = candidates.last else { break }
             after = last.id
             for row in candidates {
@@ -42,7 +45,7 @@ extension SQLiteStore {
                     try Self.drop(row.id, because: reason, db)
                     if finishesLeaving { try Self.finishLeaving(row.message, db) }
                 case .send(let destination):
-                    try claim.execute(arguments: [nowValue, claimant, row.id])
+                    try claim.run { $0.add(nowValue); $0.add(claimant); $0.add(row.id) }
                     claimed.append(ClaimedPush(id: OutboxID(row.id), adventure: row.adventure, tick: row.tick,
                                                message: row.message, destination: destination, attempts: row.attempts + 1,
                                                queuedAt: row.queuedAt))
@@ -66,8 +69,8 @@ extension SQLiteStore {
         WHERE o.state = 'pending' AND o.id > ? AND o.nextAttemptAt <= ? ORDER BY o.id LIMIT ?
         """
 
-    /// A pending push as a claim reads it: decoded by position, without the
-    /// bookkeeping dates a claim does not look at.
+    /// A pending push as a claim reads it: decoded by position, in place, without
+    /// the bookkeeping dates a claim does not look at.
     private struct PendingPush {
         var id: Int64
         var adventure: AdventureID?
@@ -79,18 +82,22 @@ extension SQLiteStore {
         /// Where a push to a Live Activity goes; nil for other targets, looked up apart.
         var liveActivityToken: TokenLookup?
 
-        init(_ row: Row) throws {
-            id = row[0]
-            adventure = (row[1] as String?).map(AdventureID.init)
-            tick = row[2]
-            attempts = row[3]
-            let known = try StoredValues.priority(row[8], ofOutboxRow: id)
-            message = OutboxMessage(target: try PushTarget(kind: row[4], id: row[5]), pushType: try OutboxRow.pushType(row[6]),
-                                    topic: Topic(rawValue: row[7]), priority: known, expiration: row[9], payload: row[10],
-                                    reason: row[11], hasAlert: row[12], isEnd: row[13], supersedable: row[14])
-            queuedAt = row[15]
-            newerQueued = row[16]
-            if case .liveActivity = message.target { liveActivityToken = .liveActivity(status: row[17], validToken: row[18]) }
+        init(_ row: StatementRow) throws {
+            id = row.int64(0)
+            adventure = row.optionalString(1).map(AdventureID.init)
+            tick = row.optionalInt(2)
+            attempts = row.int(3)
+            let known = try StoredValues.priority(row.int(8), ofOutboxRow: id)
+            message = OutboxMessage(target: try PushTarget(kind: row.string(4), id: row.string(5)),
+                                    pushType: try OutboxRow.pushType(row.string(6)), topic: Topic(rawValue: row.string(7)),
+                                    priority: known, expiration: row.int(9), payload: row.data(10), reason: row.string(11),
+                                    hasAlert: row.bool(12), isEnd: row.bool(13), supersedable: row.bool(14))
+            guard let queuedAt = row.date(15) else { throw StoreError.corrupt("the time outbox row \(id) was queued") }
+            self.queuedAt = queuedAt
+            newerQueued = row.optionalInt64(16)
+            if case .liveActivity = message.target {
+                liveActivityToken = .liveActivity(status: row.optionalString(17), validToken: row.optionalString(18))
+            }
         }
     }
 

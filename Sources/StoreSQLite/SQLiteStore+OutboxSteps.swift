@@ -21,20 +21,23 @@ extension SQLiteStore {
         for push in open where !push.isSending { try supersede(push.id, db) }
         try db.cachedStatement(sql: """
             INSERT INTO outbox (targetKind, targetID, supersedable, state, attempts, nextAttemptAt) VALUES (?, ?, ?, 'pending', 0, ?)
-            """).execute(arguments: [message.target.kind.rawValue, message.target.id, message.supersedable, queuedAt])
+            """).run {
+            $0.add(message.target.kind.rawValue); $0.add(message.target.id); $0.add(message.supersedable); $0.add(queuedAt)
+        }
         let id = db.lastInsertedRowID
         for push in open where push.isSending {
-            try db.cachedStatement(sql: "UPDATE outbox SET newerQueued = ? WHERE id = ?").execute(arguments: [id, push.id])
+            try db.cachedStatement(sql: "UPDATE outbox SET newerQueued = ? WHERE id = ?").run { $0.add(id); $0.add(push.id) }
         }
         try db.cachedStatement(sql: """
             INSERT INTO outboxMessage (id, adventure, targetKind, targetID, pushType, topic, priority, expiration, payload, reason,
                                        hasAlert, isEnd, tick, createdAt, inTickRange)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [
-                id, adventure?.rawValue, message.target.kind.rawValue, message.target.id, message.pushType.rawValue,
-                message.topic.rawValue, message.priority.rawValue, message.expiration, message.payload, message.reason,
-                message.hasAlert, message.isEnd, tick, queuedAt, inTickRange,
-            ])
+            """).run {
+            $0.add(id); $0.add(adventure?.rawValue); $0.add(message.target.kind.rawValue); $0.add(message.target.id)
+            $0.add(message.pushType.rawValue); $0.add(message.topic.rawValue); $0.add(message.priority.rawValue)
+            $0.add(message.expiration); $0.add(message.payload); $0.add(message.reason); $0.add(message.hasAlert)
+            $0.add(message.isEnd); $0.add(tick); $0.add(queuedAt); $0.add(inTickRange)
+        }
         if let member = message.leavingMember {
             try db.execute(sql: "UPDATE channelMember SET status = 'leaving', leftAt = ? WHERE id = ? AND status = 'joined'",
                            arguments: [queuedAt, member.rawValue])
@@ -86,14 +89,17 @@ extension SQLiteStore {
         """
 
     static func openSupersedablePushes(to target: PushTarget, _ db: Database) throws -> [(id: Int64, isSending: Bool)] {
-        try Array(Row.fetchCursor(db.cachedStatement(sql: openSupersedableSQL), arguments: [target.kind.rawValue, target.id])
-            .map { (id: $0[0] as Int64, isSending: $0[1] as Bool) })
+        var open: [(id: Int64, isSending: Bool)] = []
+        try db.cachedStatement(sql: openSupersedableSQL).forEachRow({ $0.add(target.kind.rawValue); $0.add(target.id) }) { row in
+            open.append((id: row.int64(0), isSending: row.bool(1)))
+        }
+        return open
     }
 
     /// A newer push to its target makes this one pointless (`QueuedPushRules.isSupersedable`).
     static func supersede(_ id: Int64, _ db: Database) throws {
         try db.cachedStatement(sql: "UPDATE outbox SET state = 'superseded', outcome = ? WHERE id = ?")
-            .execute(arguments: [QueuedPushRules.supersededReason, id])
+            .run { $0.add(QueuedPushRules.supersededReason); $0.add(id) }
     }
 
     static func drop(_ id: Int64, because reason: String, _ db: Database) throws {
@@ -114,7 +120,7 @@ extension SQLiteStore {
     /// changed nothing is the row read again to say why (`requireSending`).
     static func settle(_ push: ClaimedPush, by claimant: String, as state: OutboxState, outcome: String?, _ db: Database) throws {
         try db.cachedStatement(sql: "UPDATE outbox SET state = ?, outcome = ? WHERE id = ? AND state = 'sending' AND claimedBy = ?")
-            .execute(arguments: [state.rawValue, outcome, push.id.rawValue, claimant])
+            .run { $0.add(state.rawValue); $0.add(outcome); $0.add(push.id.rawValue); $0.add(claimant) }
         if !db.changedRows {
             try requireSending(push, by: claimant, db)
             throw StoreError.conflict("outbox row \(push.id) is no longer being sent by this store")
@@ -128,11 +134,11 @@ extension SQLiteStore {
             INSERT INTO pushLog (outbox, adventure, targetKind, targetID, token, pushType, priority, status, reason,
                                  apnsID, attempts, sentAt)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [
-                push.id.rawValue, push.adventure?.rawValue, push.message.target.kind.rawValue, push.message.target.id,
-                push.destination.description, push.message.pushType.rawValue, push.message.priority.rawValue, status, reason, apnsID,
-                attempts, now,
-            ])
+            """).run {
+            $0.add(push.id.rawValue); $0.add(push.adventure?.rawValue); $0.add(push.message.target.kind.rawValue)
+            $0.add(push.message.target.id); $0.add(push.destination.description); $0.add(push.message.pushType.rawValue)
+            $0.add(push.message.priority.rawValue); $0.add(status); $0.add(reason); $0.add(apnsID); $0.add(attempts); $0.add(now)
+        }
     }
 
     /// Once the leave push to a channel member is done with (sent, refused or

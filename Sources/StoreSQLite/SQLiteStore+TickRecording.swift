@@ -57,18 +57,23 @@ extension SQLiteStore {
     private static func store(_ record: TickRecord, at now: Date, queuedAt: DatabaseValue, _ db: Database) throws -> StoredTick {
         let (adventure, tick, state) = (record.adventure, record.tick, record.state)
         if let refusal = TickRules.refusal(of: record) { throw refusal }
-        let row = try Row.fetchOne(db.cachedStatement(sql: """
+        var row: StoredAdventureRow?
+        try db.cachedStatement(sql: """
             SELECT status, lastTick, startedAt, tickInterval, party, lastTickRow, ledgers FROM adventure WHERE id = ?
-            """), arguments: [adventure.rawValue])
-        if let refusal = TickRules.fenceRefusal(record, stored: row.map { TickRules.Stored(status: $0[0], lastTick: $0[1]) }) {
+            """).forEachRow({ $0.add(adventure.rawValue) }) { stored in
+            row = StoredAdventureRow(status: stored.string(0), lastTick: stored.int(1), startedAt: stored.int(2),
+                                     interval: stored.int(3), party: stored.string(4), lastTickRow: stored.optionalInt64(5),
+                                     ledgers: stored.optionalString(6))
+        }
+        if let refusal = TickRules.fenceRefusal(record, stored: row.map { TickRules.Stored(status: $0.status, lastTick: $0.lastTick) }) {
             throw refusal
         }
         guard let row else { throw StoreError.unknownAdventure(adventure) }
-        let startedAt: Int = row[2], interval: Int = row[3]
+        let (startedAt, interval) = (row.startedAt, row.interval)
 
         let stored = StoredTick(lastTick: tick, status: state.status,
                                 nextTickAt: state.isRunning ? startedAt + (tick + 1) * interval : nil)
-        let ledgers = try Self.ledgers(after: record, stored: row[6], db)
+        let ledgers = try Self.ledgers(after: record, stored: row.ledgers, db)
 
         for id in record.appliedCommandIDs {
             try db.execute(sql: "UPDATE command SET tick = ? WHERE id = ? AND adventure = ? AND tick IS NULL",
@@ -81,17 +86,21 @@ extension SQLiteStore {
             let id = try enqueue(message, adventure: adventure, tick: tick, at: queuedAt, inTickRange: true, db)
             pushes = (pushes?.lowerBound ?? id)...id
         }
-        let tickRow = try insertTickRow(record.eventTexts, pushes: pushes, adventure: adventure, tick: tick, after: row[5], db)
+        let tickRow = try insertTickRow(record.eventTexts, pushes: pushes, adventure: adventure, tick: tick, after: row.lastTickRow,
+                                        db)
         if state.isRunning {
-            try db.cachedStatement(sql: Self.runningTickSQL)
-                .execute(arguments: [record.stateText, tick, stored.nextTickAt, ledgers, tickRow, adventure.rawValue])
+            try db.cachedStatement(sql: Self.runningTickSQL).run {
+                $0.add(record.stateText); $0.add(tick); $0.add(stored.nextTickAt); $0.add(ledgers); $0.add(tickRow)
+                $0.add(adventure.rawValue)
+            }
         } else {
-            try db.cachedStatement(sql: Self.endingTickSQL)
-                .execute(arguments: [record.stateText, state.status.rawValue, tick, startedAt + tick * interval, ledgers,
-                                     tickRow, adventure.rawValue])
+            try db.cachedStatement(sql: Self.endingTickSQL).run {
+                $0.add(record.stateText); $0.add(state.status.rawValue); $0.add(tick); $0.add(startedAt + tick * interval)
+                $0.add(ledgers); $0.add(tickRow); $0.add(adventure.rawValue)
+            }
         }
         if !state.isRunning, let leaveChannelPush = record.leaveChannelPush {
-            try sendOffChannel(party: PartyID(row[4]), players: nil, at: now, leaveChannelPush, db)
+            try sendOffChannel(party: PartyID(row.party), players: nil, at: now, leaveChannelPush, db)
         }
 
         if !record.channelLedgers.isEmpty {
@@ -131,8 +140,21 @@ extension SQLiteStore {
         guard !events.isEmpty || pushes != nil else { return nil }
         try db.cachedStatement(sql: """
             INSERT INTO tickEvents (adventure, tick, events, firstPush, lastPush, previous) VALUES (?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [adventure.rawValue, tick, TickEventsText.text(of: events), pushes?.lowerBound,
-                                     pushes?.upperBound, previous])
+            """).run {
+            $0.add(adventure.rawValue); $0.add(tick); $0.add(TickEventsText.text(of: events)); $0.add(pushes?.lowerBound)
+            $0.add(pushes?.upperBound); $0.add(previous)
+        }
         return db.lastInsertedRowID
+    }
+
+    /// What a tick reads of its adventure's row before writing it.
+    private struct StoredAdventureRow {
+        var status: String
+        var lastTick: Int
+        var startedAt: Int
+        var interval: Int
+        var party: String
+        var lastTickRow: Int64?
+        var ledgers: String?
     }
 }

@@ -17,13 +17,15 @@ extension SQLiteStore {
     ) async throws -> [DueAdventure] {
         let (second, phase) = TickSchedule.secondAndPhase(of: now)
         return try await read { db in
-            let due = try Array(Row.fetchCursor(db.cachedStatement(sql: """
+            var due: [(id: AdventureID, lastTick: Int, hasChannels: Bool)] = []
+            try db.cachedStatement(sql: """
                 SELECT id, lastTick, hasFollowerChannels FROM adventure
                 WHERE status = 'running' AND nextTickAt <= ? AND (nextTickAt < ? OR tickPhase <= ?)
                 ORDER BY nextTickAt, tickPhase, id LIMIT ?
-                """), arguments: [second, second, phase, max(0, limit) + skipping.count])
-                .map { (id: AdventureID($0[0] as String), lastTick: $0[1] as Int, hasChannels: $0[2] as Bool) })
-                .lazy.filter { !skipping.contains($0.id) }.prefix(max(0, limit))
+                """).forEachRow({ $0.add(second); $0.add(second); $0.add(phase); $0.add(max(0, limit) + skipping.count) }) { row in
+                let id = AdventureID(row.string(0))
+                if due.count < limit, !skipping.contains(id) { due.append((id: id, lastTick: row.int(1), hasChannels: row.bool(2))) }
+            }
             return try due.map { id, lastTick, hasChannels in
                 let known = isKnown(id, lastTick)
                 let stored = known ? nil : try Self.requireAdventure(id, db).value()
@@ -48,23 +50,23 @@ extension SQLiteStore {
             if ledgers == nil { ledgers = try AdventureLedgers.stored(of: adventure, db) }
             return try ledgers!.ledger(of: activity)
         }
-        // A cursor's row is read in place, not copied first: the rows are read once.
-        let rows = try Row.fetchCursor(db.cachedStatement(sql: """
+        // Each row is read in place, not copied first: the rows are read once.
+        try db.cachedStatement(sql: """
             SELECT liveActivity.id, player, heroID, frequentUpdates, locale FROM liveActivity
             JOIN activityToken ON activityToken.activity = liveActivity.id AND activityToken.invalidatedAt IS NULL
             WHERE liveActivity.adventure = ? AND liveActivity.status = 'active'
             ORDER BY liveActivity.createdAt, liveActivity.id
-            """), arguments: [adventure.rawValue])
-        while let activity = try rows.next() {
-            let activityID = ActivityID(activity[0] as String), player = PlayerID(activity[1] as String)
+            """).forEachRow({ $0.add(adventure.rawValue) }) { activity in
+            let activityID = ActivityID(activity.string(0)), player = PlayerID(activity.string(1))
             let ledger = withLedger(activityID) ? try ledger(of: activityID) : nil
-            if let hero = activity[2] as String? {
+            let (frequentUpdates, language) = (activity.bool(3), activity.string(4))
+            if let hero = activity.optionalString(2) {
                 members.append(DueActivity(recipient: LiveActivityRecipient(
-                    activityID: activityID, player: player, hero: HeroID(hero), frequentUpdates: activity[3], language: activity[4]),
+                    activityID: activityID, player: player, hero: HeroID(hero), frequentUpdates: frequentUpdates, language: language),
                                            ledger: ledger))
             } else {
                 followers.append(DueFollowerActivity(recipient: FollowerActivityRecipient(
-                    activityID: activityID, player: player, frequentUpdates: activity[3], language: activity[4]), ledger: ledger))
+                    activityID: activityID, player: player, frequentUpdates: frequentUpdates, language: language), ledger: ledger))
             }
         }
         return (members, followers)

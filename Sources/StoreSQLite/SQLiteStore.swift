@@ -157,16 +157,17 @@ extension Database {
     /// Runs `body` inside a savepoint of the current transaction: all of it
     /// stays, or none of it when it throws (and the error goes on). GRDB's
     /// `inSavepoint` prepares its statements anew each time; a batch of ticks or
-    /// answers has one savepoint each, so these are cached.
+    /// answers has one savepoint each, so these are cached (and run directly,
+    /// `DirectStatement.swift`).
     func inCachedSavepoint(_ body: () throws -> Void) throws {
-        try cachedStatement(sql: "SAVEPOINT item").execute()
+        try cachedStatement(sql: "SAVEPOINT item").run { _ in }
         do {
             try body()
         } catch {
-            try cachedStatement(sql: "ROLLBACK TO SAVEPOINT item").execute()
-            try cachedStatement(sql: "RELEASE SAVEPOINT item").execute()
+            try cachedStatement(sql: "ROLLBACK TO SAVEPOINT item").run { _ in }
+            try cachedStatement(sql: "RELEASE SAVEPOINT item").run { _ in }
             throw error
         }
-        try cachedStatement(sql: "RELEASE SAVEPOINT item").execute()
+        try cachedStatement(sql: "RELEASE SAVEPOINT item").run { _ in }
     }
 }
