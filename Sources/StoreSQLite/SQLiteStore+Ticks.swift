@@ -17,26 +17,34 @@ extension SQLiteStore {
     ) async throws -> [DueAdventure] {
         let (second, phase) = TickSchedule.secondAndPhase(of: now)
         return try await read { db in
-            var due: [(id: AdventureID, lastTick: Int, hasChannels: Bool)] = []
-            try db.cachedStatement(sql: """
-                SELECT id, lastTick, hasFollowerChannels FROM adventure
-                WHERE status = 'running' AND nextTickAt <= ? AND (nextTickAt < ? OR tickPhase <= ?)
-                ORDER BY nextTickAt, tickPhase, id LIMIT ?
-                """).forEachRow({ $0.add(second); $0.add(second); $0.add(phase); $0.add(max(0, limit) + skipping.count) }) { row in
-                let id = AdventureID(row.string(0))
-                if due.count < limit, !skipping.contains(id) { due.append((id: id, lastTick: row.int(1), hasChannels: row.bool(2))) }
-            }
-            return try due.map { id, lastTick, hasChannels in
+            var due: [(id: AdventureID, lastTick: Int, hasChannels: Bool, hasCommands: Bool)] = []
+            try db.cachedStatement(sql: Self.dueAdventuresSQL)
+                .forEachRow({ $0.add(second); $0.add(second); $0.add(phase); $0.add(max(0, limit) + skipping.count) }) { row in
+                    let id = AdventureID(row.string(0))
+                    if due.count < limit, !skipping.contains(id) {
+                        due.append((id: id, lastTick: row.int(1), hasChannels: row.bool(2), hasCommands: row.bool(3)))
+                    }
+                }
+            return try due.map { id, lastTick, hasChannels, hasCommands in
                 let known = isKnown(id, lastTick)
                 let stored = known ? nil : try Self.requireAdventure(id, db).value()
                 let activities = try Self.reachableActivities(of: id, withLedger: { !known || !hasLedger(id, $0) }, db)
                 return DueAdventure(id: id, lastTick: lastTick, stored: stored,
-                                    commands: try Self.pendingCommands(for: id, db), activities: activities.members,
+                                    commands: hasCommands ? try Self.pendingCommands(for: id, db) : [], activities: activities.members,
                                     followerChannels: hasChannels ? try Self.openChannels(of: id, db) : [],
                                     followerActivities: activities.followers)
             }
         }
     }
+
+    /// The due adventures, each with whether commands wait for it: most ticks have
+    /// none, and asking here, through the commands' index, spares each a statement.
+    static let dueAdventuresSQL = """
+        SELECT id, lastTick, hasFollowerChannels, EXISTS (SELECT 1 FROM command WHERE command.adventure = adventure.id AND command.tick IS NULL)
+        FROM adventure
+        WHERE status = 'running' AND nextTickAt <= ? AND (nextTickAt < ? OR tickPhase <= ?)
+        ORDER BY nextTickAt, tickPhase, id LIMIT ?
+        """
 
     /// The adventure's activities that can receive a push now (active, with a
     /// valid token), in the order they were registered, each budget decoded only

@@ -68,6 +68,22 @@ import Vocabulary
         #expect(ending.isSuperset(of: ["adventure_due", "adventure_oneRunningPerParty", "adventure_finished"]), "\(ending)")
     }
 
+    /// The ticker's read of what is due runs several times a second: the due
+    /// adventures come through their index, in its order, and whether commands wait
+    /// for each is one probe of the commands' index, not a read of them.
+    @Test func theDueAdventuresAndTheirWaitingCommandsAreReadThroughIndexes() async throws {
+        let store = try ScratchDatabase().open()
+        let steps = try await store.rawRead { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + SQLiteStore.dueAdventuresSQL, arguments: [0, 0, 0, 10])
+                .map { $0["detail"] as String }
+        }
+        #expect(steps.contains { $0.hasPrefix("SEARCH adventure USING INDEX adventure_due") }, "\(steps)")
+        #expect(steps.contains { $0.hasPrefix("SEARCH command USING COVERING INDEX command_byAdventure (adventure=? AND tick=?)") },
+                "\(steps)")
+        // Sorted by the index; only adventures due at the same instant are put in order of id.
+        #expect(!steps.contains { $0 == "USE TEMP B-TREE FOR ORDER BY" || $0.hasPrefix("SCAN") }, "\(steps)")
+    }
+
     /// The console's pages stay quick however many parties and adventures there
     /// are: a page of the directory is one range of its index, in its order (no
     /// sort of every party), and so are finished adventures and the last hour's answers.
