@@ -271,7 +271,18 @@ EOF
 "$haproxy" -db -f "$folder/haproxy.cfg" > "$folder/haproxy.log" 2>&1 &
 haproxy_pids+=($!)
 psql() { PGPASSWORD=$superuser_password PGCONNECT_TIMEOUT=2 "$pgbin/psql" -h 127.0.0.1 -p "$db_port" -U postgres -qAt "$@"; }
-for _ in $(seq 100); do psql -c "SELECT 1" postgres >/dev/null 2>&1 && break; sleep 0.2; done
+# HAProxy counts every server up until its checks say otherwise (2.6 has no initial
+# state), so for its first half second a connection may reach the standby: wait
+# until four connections in a row (round robin: both servers, were both up) reach
+# the primary.
+in_a_row=0
+for _ in $(seq 150); do
+    if [[ $(psql -c "SELECT pg_is_in_recovery()" postgres 2>/dev/null) == f ]]; then
+        in_a_row=$((in_a_row + 1)); ((in_a_row >= 4)) && break
+    else
+        in_a_row=0; sleep 0.2
+    fi
+done
 psql -c "CREATE DATABASE rangers" postgres
 echo "  primary through HAProxy: $(psql -c "SELECT inet_server_port() || ', synchronous_standby_names ' || current_setting('synchronous_standby_names')" postgres)"
 
