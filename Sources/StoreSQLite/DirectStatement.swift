@@ -7,7 +7,7 @@ import GRDBSQLite
 // GRDB's `execute(arguments:)` builds a `StatementArguments` for each run (each
 // value boxed, then turned into a `DatabaseValue`) and wraps each step in its
 // observation, cancellation and region bookkeeping, which this store uses none
-// of: some 60 k instructions an adventure-tick (docs/benchmarks.md). Only for
+// of: some 150 k instructions an adventure-tick (docs/benchmarks.md). Only for
 // statements run inside the store's own reads and writes, never handed to GRDB's
 // fetching methods (their bindings are not GRDB's), and never `BEGIN`, `COMMIT`
 // or `ROLLBACK`, whose effect GRDB must see; savepoints within a transaction GRDB
