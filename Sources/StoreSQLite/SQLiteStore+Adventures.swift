@@ -114,7 +114,8 @@ extension SQLiteStore {
     static func tickInputs(of adventure: AdventureID, _ db: Database) throws -> TickInputs {
         let row = try requireAdventure(adventure, db)
         let stored = try row.value()
-        let activities = try reachableActivities(of: adventure, withLedger: { _ in true }, db)
+        let activities = try reachableActivities(of: adventure, withLedger: { _ in true },
+                                                 db.cachedStatement(sql: reachableActivitiesSQL), db)
         let channels = row.hasFollowerChannels == true ? try openChannels(of: adventure, db) : []
         return TickInputs(
             adventure: stored, commands: try pendingCommands(for: adventure, db),

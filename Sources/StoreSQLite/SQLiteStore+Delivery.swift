@@ -24,17 +24,19 @@ extension SQLiteStore {
 
     static func record(_ results: [PushResult], by claimant: String, at now: Date, _ db: Database) throws -> [StoreError?] {
         let loggedAt = now.databaseValue
+        guard !results.isEmpty else { return [] }
+        let (savepoint, statements) = (try ItemSavepoint(db), try AnswerStatements(db))
         return try results.map { result in
             try Self.refusal {
-                try db.inCachedSavepoint {
-                    try Self.record(result.outcome, for: result.push, by: claimant, at: now, loggedAt: loggedAt, db)
+                try savepoint.run {
+                    try Self.record(result.outcome, for: result.push, by: claimant, at: now, loggedAt: loggedAt, statements, db)
                 }
             }
         }
     }
 
     static func record(_ outcome: PushOutcome, for push: ClaimedPush, by claimant: String, at now: Date,
-                       loggedAt: DatabaseValue, _ db: Database) throws {
+                       loggedAt: DatabaseValue, _ statements: AnswerStatements, _ db: Database) throws {
         let settlement = OutboxRules.settlement(of: outcome)
         guard settlement.state != .pending else {
             try requireSending(push, by: claimant, db)
@@ -51,9 +53,10 @@ extension SQLiteStore {
             }
             return
         }
-        try settle(push, by: claimant, as: settlement.state, outcome: settlement.outcome, db)
+        try settle(push, by: claimant, as: settlement.state, outcome: settlement.outcome, statements.settle, db)
         if let line = settlement.log {
-            try log(push, status: line.status, reason: line.reason, apnsID: line.apnsID, attempts: line.attempts, at: loggedAt, db)
+            try log(push, status: line.status, reason: line.reason, apnsID: line.apnsID, attempts: line.attempts, at: loggedAt,
+                    statements.log)
         }
         switch (outcome, push.destination, push.message.target) {
         case (.tokenInvalid(_, let reason, let since, _, _), .device(let token), _):

@@ -14,25 +14,21 @@ extension SQLiteStore {
     /// marks the member as leaving: their token is kept until that push is done
     /// with, then dropped. `queuedAt` is the instant as stored
     /// (`Date.databaseValue`); `inTickRange` says the tick's row will name it (v15).
+    /// `statements`: those a batch looked up once (`QueueStatements`).
     @discardableResult
     static func enqueue(_ message: OutboxMessage, adventure: AdventureID?, tick: Int?, at queuedAt: DatabaseValue,
-                        inTickRange: Bool = false, _ db: Database) throws -> Int64 {
-        let open = try openSupersedablePushes(to: message.target, db)
+                        inTickRange: Bool = false, statements: QueueStatements? = nil, _ db: Database) throws -> Int64 {
+        let statements = try statements ?? QueueStatements(db)
+        let open = try openSupersedablePushes(to: message.target, statements.openSupersedable)
         for push in open where !push.isSending { try supersede(push.id, db) }
-        try db.cachedStatement(sql: """
-            INSERT INTO outbox (targetKind, targetID, supersedable, state, attempts, nextAttemptAt) VALUES (?, ?, ?, 'pending', 0, ?)
-            """).run {
+        try statements.insertProgress.run {
             $0.add(message.target.kind.rawValue); $0.add(message.target.id); $0.add(message.supersedable); $0.add(queuedAt)
         }
         let id = db.lastInsertedRowID
         for push in open where push.isSending {
             try db.cachedStatement(sql: "UPDATE outbox SET newerQueued = ? WHERE id = ?").run { $0.add(id); $0.add(push.id) }
         }
-        try db.cachedStatement(sql: """
-            INSERT INTO outboxMessage (id, adventure, targetKind, targetID, pushType, topic, priority, expiration, payload, reason,
-                                       hasAlert, isEnd, tick, createdAt, inTickRange)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).run {
+        try statements.insertMessage.run {
             $0.add(id); $0.add(adventure?.rawValue); $0.add(message.target.kind.rawValue); $0.add(message.target.id)
             $0.add(message.pushType.rawValue); $0.add(message.topic.rawValue); $0.add(message.priority.rawValue)
             $0.add(message.expiration); $0.add(message.payload); $0.add(message.reason); $0.add(message.hasAlert)
@@ -43,6 +39,24 @@ extension SQLiteStore {
                            arguments: [queuedAt, member.rawValue])
         }
         return id
+    }
+
+    /// The statements queuing a push runs, looked up in GRDB's cache once for a
+    /// batch of ticks rather than for each push (a lookup hashes the whole text).
+    struct QueueStatements {
+        let openSupersedable: Statement, insertProgress: Statement, insertMessage: Statement
+
+        init(_ db: Database) throws {
+            openSupersedable = try db.cachedStatement(sql: SQLiteStore.openSupersedableSQL)
+            insertProgress = try db.cachedStatement(sql: """
+                INSERT INTO outbox (targetKind, targetID, supersedable, state, attempts, nextAttemptAt) VALUES (?, ?, ?, 'pending', 0, ?)
+                """)
+            insertMessage = try db.cachedStatement(sql: """
+                INSERT INTO outboxMessage (id, adventure, targetKind, targetID, pushType, topic, priority, expiration, payload, reason,
+                                           hasAlert, isEnd, tick, createdAt, inTickRange)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+        }
     }
 
     /// The token a push to `target` goes to now, or why it cannot go anywhere.
@@ -88,9 +102,10 @@ extension SQLiteStore {
         WHERE state = 'sending' AND supersedable AND targetKind = ?1 AND targetID = ?2
         """
 
-    static func openSupersedablePushes(to target: PushTarget, _ db: Database) throws -> [(id: Int64, isSending: Bool)] {
+    /// `statement` is `openSupersedableSQL`'s.
+    static func openSupersedablePushes(to target: PushTarget, _ statement: Statement) throws -> [(id: Int64, isSending: Bool)] {
         var open: [(id: Int64, isSending: Bool)] = []
-        try db.cachedStatement(sql: openSupersedableSQL).forEachRow({ $0.add(target.kind.rawValue); $0.add(target.id) }) { row in
+        try statement.forEachRow({ $0.add(target.kind.rawValue); $0.add(target.id) }) { row in
             open.append((id: row.int64(0), isSending: row.bool(1)))
         }
         return open
@@ -118,9 +133,9 @@ extension SQLiteStore {
 
     /// Settles a push being sent by this store, in one statement; only when it
     /// changed nothing is the row read again to say why (`requireSending`).
-    static func settle(_ push: ClaimedPush, by claimant: String, as state: OutboxState, outcome: String?, _ db: Database) throws {
-        try db.cachedStatement(sql: "UPDATE outbox SET state = ?, outcome = ? WHERE id = ? AND state = 'sending' AND claimedBy = ?")
-            .run { $0.add(state.rawValue); $0.add(outcome); $0.add(push.id.rawValue); $0.add(claimant) }
+    static func settle(_ push: ClaimedPush, by claimant: String, as state: OutboxState, outcome: String?, _ update: Statement,
+                       _ db: Database) throws {
+        try update.run { $0.add(state.rawValue); $0.add(outcome); $0.add(push.id.rawValue); $0.add(claimant) }
         if !db.changedRows {
             try requireSending(push, by: claimant, db)
             throw StoreError.conflict("outbox row \(push.id) is no longer being sent by this store")
@@ -129,15 +144,28 @@ extension SQLiteStore {
 
     /// `now` is the instant as stored (`Date.databaseValue`).
     static func log(_ push: ClaimedPush, status: Int?, reason: String?, apnsID: String?, attempts: Int, at now: DatabaseValue,
-                    _ db: Database) throws {
-        try db.cachedStatement(sql: """
-            INSERT INTO pushLog (outbox, adventure, targetKind, targetID, token, pushType, priority, status, reason,
-                                 apnsID, attempts, sentAt)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).run {
+                    _ insert: Statement) throws {
+        try insert.run {
             $0.add(push.id.rawValue); $0.add(push.adventure?.rawValue); $0.add(push.message.target.kind.rawValue)
             $0.add(push.message.target.id); $0.add(push.destination.description); $0.add(push.message.pushType.rawValue)
             $0.add(push.message.priority.rawValue); $0.add(status); $0.add(reason); $0.add(apnsID); $0.add(attempts); $0.add(now)
+        }
+    }
+
+    /// The statements each answer of a batch runs (`settle`, `log`), looked up in
+    /// GRDB's cache once a batch (a lookup hashes the whole text).
+    struct AnswerStatements {
+        let settle: Statement, log: Statement
+
+        init(_ db: Database) throws {
+            settle = try db.cachedStatement(sql: """
+                UPDATE outbox SET state = ?, outcome = ? WHERE id = ? AND state = 'sending' AND claimedBy = ?
+                """)
+            log = try db.cachedStatement(sql: """
+                INSERT INTO pushLog (outbox, adventure, targetKind, targetID, token, pushType, priority, status, reason,
+                                     apnsID, attempts, sentAt)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
         }
     }
 

@@ -18,11 +18,12 @@ extension SQLiteStore {
         // Every push of the batch is queued at the same instant: its text is made once.
         let queuedAt = now.databaseValue
         return try await write { db in
-            try records.map { record in
+            let (savepoint, statements) = (try ItemSavepoint(db), try TickStatements(db))
+            return try records.map { record in
                 var stored: StoredTick?
                 let refusal = try Self.refusal {
-                    try db.inCachedSavepoint {
-                        stored = try Self.store(record, at: now, queuedAt: queuedAt, db)
+                    try savepoint.run {
+                        stored = try Self.store(record, at: now, queuedAt: queuedAt, statements, db)
                     }
                 }
                 if let refusal { return .failure(refusal) }
@@ -54,13 +55,29 @@ extension SQLiteStore {
         WHERE id = ?
         """
 
-    private static func store(_ record: TickRecord, at now: Date, queuedAt: DatabaseValue, _ db: Database) throws -> StoredTick {
+    /// The statements each tick of a batch runs, looked up in GRDB's cache once a
+    /// batch: a lookup hashes the statement's whole text.
+    private struct TickStatements {
+        let adventureRow: Statement, tickRow: Statement, runningTick: Statement, queue: QueueStatements
+
+        init(_ db: Database) throws {
+            adventureRow = try db.cachedStatement(sql: """
+                SELECT status, lastTick, startedAt, tickInterval, party, lastTickRow, ledgers FROM adventure WHERE id = ?
+                """)
+            tickRow = try db.cachedStatement(sql: """
+                INSERT INTO tickEvents (adventure, tick, events, firstPush, lastPush, previous) VALUES (?, ?, ?, ?, ?, ?)
+                """)
+            runningTick = try db.cachedStatement(sql: SQLiteStore.runningTickSQL)
+            queue = try QueueStatements(db)
+        }
+    }
+
+    private static func store(_ record: TickRecord, at now: Date, queuedAt: DatabaseValue, _ statements: TickStatements,
+                              _ db: Database) throws -> StoredTick {
         let (adventure, tick, state) = (record.adventure, record.tick, record.state)
         if let refusal = TickRules.refusal(of: record) { throw refusal }
         var row: StoredAdventureRow?
-        try db.cachedStatement(sql: """
-            SELECT status, lastTick, startedAt, tickInterval, party, lastTickRow, ledgers FROM adventure WHERE id = ?
-            """).forEachRow({ $0.add(adventure.rawValue) }) { stored in
+        try statements.adventureRow.forEachRow({ $0.add(adventure.rawValue) }) { stored in
             row = StoredAdventureRow(status: stored.string(0), lastTick: stored.int(1), startedAt: stored.int(2),
                                      interval: stored.int(3), party: stored.string(4), lastTickRow: stored.optionalInt64(5),
                                      ledgers: stored.optionalString(6))
@@ -83,13 +100,14 @@ extension SQLiteStore {
 
         var pushes: ClosedRange<Int64>?
         for message in record.outbox {
-            let id = try enqueue(message, adventure: adventure, tick: tick, at: queuedAt, inTickRange: true, db)
+            let id = try enqueue(message, adventure: adventure, tick: tick, at: queuedAt, inTickRange: true,
+                                 statements: statements.queue, db)
             pushes = (pushes?.lowerBound ?? id)...id
         }
         let tickRow = try insertTickRow(record.eventTexts, pushes: pushes, adventure: adventure, tick: tick, after: row.lastTickRow,
-                                        db)
+                                        statements.tickRow, db)
         if state.isRunning {
-            try db.cachedStatement(sql: Self.runningTickSQL).run {
+            try statements.runningTick.run {
                 $0.add(record.stateText); $0.add(tick); $0.add(stored.nextTickAt); $0.add(ledgers); $0.add(tickRow)
                 $0.add(adventure.rawValue)
             }
@@ -136,11 +154,9 @@ extension SQLiteStore {
     /// and the adventure's tick row before it (v16). None for a tick without events or
     /// pushes (nil); no events, an empty text. Returns the row's id.
     private static func insertTickRow(_ events: [String], pushes: ClosedRange<Int64>?, adventure: AdventureID, tick: Int,
-                                      after previous: Int64?, _ db: Database) throws -> Int64? {
+                                      after previous: Int64?, _ insert: Statement, _ db: Database) throws -> Int64? {
         guard !events.isEmpty || pushes != nil else { return nil }
-        try db.cachedStatement(sql: """
-            INSERT INTO tickEvents (adventure, tick, events, firstPush, lastPush, previous) VALUES (?, ?, ?, ?, ?, ?)
-            """).run {
+        try insert.run {
             $0.add(adventure.rawValue); $0.add(tick); $0.add(TickEventsText.text(of: events)); $0.add(pushes?.lowerBound)
             $0.add(pushes?.upperBound); $0.add(previous)
         }

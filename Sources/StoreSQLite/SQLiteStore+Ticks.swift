@@ -25,10 +25,13 @@ extension SQLiteStore {
                         due.append((id: id, lastTick: row.int(1), hasChannels: row.bool(2), hasCommands: row.bool(3)))
                     }
                 }
+            // Looked up in GRDB's cache once, not for each adventure (a lookup hashes the whole text).
+            let activitiesStatement = try db.cachedStatement(sql: Self.reachableActivitiesSQL)
             return try due.map { id, lastTick, hasChannels, hasCommands in
                 let known = isKnown(id, lastTick)
                 let stored = known ? nil : try Self.requireAdventure(id, db).value()
-                let activities = try Self.reachableActivities(of: id, withLedger: { !known || !hasLedger(id, $0) }, db)
+                let activities = try Self.reachableActivities(of: id, withLedger: { !known || !hasLedger(id, $0) },
+                                                              activitiesStatement, db)
                 return DueAdventure(id: id, lastTick: lastTick, stored: stored,
                                     commands: hasCommands ? try Self.pendingCommands(for: id, db) : [], activities: activities.members,
                                     followerChannels: hasChannels ? try Self.openChannels(of: id, db) : [],
@@ -50,7 +53,8 @@ extension SQLiteStore {
     /// valid token), in the order they were registered, each budget decoded only
     /// where `withLedger(activityID)` asks for it: the members' and, apart, the
     /// followers' own (no hero).
-    static func reachableActivities(of adventure: AdventureID, withLedger: (ActivityID) -> Bool,
+    /// `statement` is `reachableActivitiesSQL`'s.
+    static func reachableActivities(of adventure: AdventureID, withLedger: (ActivityID) -> Bool, _ statement: Statement,
                                     _ db: Database) throws -> (members: [DueActivity], followers: [DueFollowerActivity]) {
         var members: [DueActivity] = [], followers: [DueFollowerActivity] = []
         var ledgers: AdventureLedgers?
@@ -59,12 +63,7 @@ extension SQLiteStore {
             return try ledgers!.ledger(of: activity)
         }
         // Each row is read in place, not copied first: the rows are read once.
-        try db.cachedStatement(sql: """
-            SELECT liveActivity.id, player, heroID, frequentUpdates, locale FROM liveActivity
-            JOIN activityToken ON activityToken.activity = liveActivity.id AND activityToken.invalidatedAt IS NULL
-            WHERE liveActivity.adventure = ? AND liveActivity.status = 'active'
-            ORDER BY liveActivity.createdAt, liveActivity.id
-            """).forEachRow({ $0.add(adventure.rawValue) }) { activity in
+        try statement.forEachRow({ $0.add(adventure.rawValue) }) { activity in
             let activityID = ActivityID(activity.string(0)), player = PlayerID(activity.string(1))
             let ledger = withLedger(activityID) ? try ledger(of: activityID) : nil
             let (frequentUpdates, language) = (activity.bool(3), activity.string(4))
@@ -79,6 +78,13 @@ extension SQLiteStore {
         }
         return (members, followers)
     }
+
+    static let reachableActivitiesSQL = """
+        SELECT liveActivity.id, player, heroID, frequentUpdates, locale FROM liveActivity
+        JOIN activityToken ON activityToken.activity = liveActivity.id AND activityToken.invalidatedAt IS NULL
+        WHERE liveActivity.adventure = ? AND liveActivity.status = 'active'
+        ORDER BY liveActivity.createdAt, liveActivity.id
+        """
 
     /// The adventure's open followers' channels with their budgets, by language.
     static func openChannels(of adventure: AdventureID, _ db: Database) throws -> [DueFollowerChannel] {

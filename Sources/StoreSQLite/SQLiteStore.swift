@@ -153,21 +153,30 @@ public final class SQLiteStore: RangersStore {
 extension Database {
     /// True when the statement just run changed at least one row.
     var changedRows: Bool { changesCount > 0 }
+}
 
-    /// Runs `body` inside a savepoint of the current transaction: all of it
-    /// stays, or none of it when it throws (and the error goes on). GRDB's
-    /// `inSavepoint` prepares its statements anew each time; a batch of ticks or
-    /// answers has one savepoint each, so these are cached (and run directly,
-    /// `DirectStatement.swift`).
-    func inCachedSavepoint(_ body: () throws -> Void) throws {
-        try cachedStatement(sql: "SAVEPOINT item").run { _ in }
+/// A savepoint for each item of a batch (a tick, an answer): all of an item
+/// stays, or none of it when it throws (and the error goes on). GRDB's
+/// `inSavepoint` prepares its statements anew each time; these are looked up in
+/// GRDB's cache once a batch and run directly (`DirectStatement.swift`).
+struct ItemSavepoint {
+    private let begin: Statement, rollback: Statement, release: Statement
+
+    init(_ db: Database) throws {
+        begin = try db.cachedStatement(sql: "SAVEPOINT item")
+        rollback = try db.cachedStatement(sql: "ROLLBACK TO SAVEPOINT item")
+        release = try db.cachedStatement(sql: "RELEASE SAVEPOINT item")
+    }
+
+    func run(_ body: () throws -> Void) throws {
+        try begin.run { _ in }
         do {
             try body()
         } catch {
-            try cachedStatement(sql: "ROLLBACK TO SAVEPOINT item").run { _ in }
-            try cachedStatement(sql: "RELEASE SAVEPOINT item").run { _ in }
+            try rollback.run { _ in }
+            try release.run { _ in }
             throw error
         }
-        try cachedStatement(sql: "RELEASE SAVEPOINT item").run { _ in }
+        try release.run { _ in }
     }
 }

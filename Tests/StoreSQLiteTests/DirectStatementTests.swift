@@ -79,14 +79,15 @@ import Testing
         struct Refused: Error {}
         try queue.write { db in
             let insert = try db.cachedStatement(sql: "INSERT INTO item (name, flag) VALUES (?, 1)")
-            try db.inCachedSavepoint { try insert.run { $0.add("kept") } }
+            let savepoint = try ItemSavepoint(db)
+            try savepoint.run { try insert.run { $0.add("kept") } }
             #expect(throws: Refused.self) {
-                try db.inCachedSavepoint {
+                try savepoint.run {
                     try insert.run { $0.add("undone") }
                     throw Refused()
                 }
             }
-            try db.inCachedSavepoint { try insert.run { $0.add("kept too") } }
+            try savepoint.run { try insert.run { $0.add("kept too") } }
         }
         #expect(try queue.read { db in try String.fetchAll(db, sql: "SELECT name FROM item ORDER BY id") } == ["kept", "kept too"])
     }
