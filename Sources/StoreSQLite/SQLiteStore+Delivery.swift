@@ -23,8 +23,8 @@ extension SQLiteStore {
     }
 
     static func record(_ results: [PushResult], by claimant: String, at now: Date, _ db: Database) throws -> [StoreError?] {
-        let loggedAt = now.databaseValue
         guard !results.isEmpty else { return [] }
+        let loggedAt = now.databaseValue
         let (savepoint, statements) = (try ItemSavepoint(db), try AnswerStatements(db))
         return try results.map { result in
             try Self.refusal {
