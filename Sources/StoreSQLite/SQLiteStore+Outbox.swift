@@ -38,7 +38,7 @@ extension SQLiteStore {
                     continue
                 }
                 let step = try OutboxRules.claimStep(expiration: row.message.expiration, at: nowSeconds) {
-                    try row.liveActivityToken ?? Self.currentToken(of: row.message.target, isEnd: row.message.isEnd, db)
+                    try Self.currentToken(of: row.message.target, isEnd: row.message.isEnd, activity: row.activity, db)
                 }
                 switch step {
                 case .drop(let reason, let finishesLeaving):
@@ -79,8 +79,8 @@ extension SQLiteStore {
         var message: OutboxMessage
         var queuedAt: Date
         var newerQueued: Int64?
-        /// Where a push to a Live Activity goes; nil for other targets, looked up apart.
-        var liveActivityToken: TokenLookup?
+        /// The status and valid token of the push's Live Activity; nils for other targets.
+        var activity: (status: String?, token: String?)
 
         init(_ row: StatementRow) throws {
             id = row.int64(0)
@@ -95,9 +95,7 @@ extension SQLiteStore {
             guard let queuedAt = row.date(15) else { throw StoreError.corrupt("the time outbox row \(id) was queued") }
             self.queuedAt = queuedAt
             newerQueued = row.optionalInt64(16)
-            if case .liveActivity = message.target {
-                liveActivityToken = .liveActivity(status: row.optionalString(17), validToken: row.optionalString(18))
-            }
+            activity = (status: row.optionalString(17), token: row.optionalString(18))
         }
     }
 

@@ -59,16 +59,14 @@ extension SQLiteStore {
         }
     }
 
-    /// The token a push to `target` goes to now, or why it cannot go anywhere.
-    static func currentToken(of target: PushTarget, isEnd: Bool, _ db: Database) throws -> TokenLookup {
+    /// The token a push to `target` goes to now, or why it cannot go anywhere. A
+    /// Live Activity's status and valid token come read with the push
+    /// (`nextPendingSQL`); the other targets' rows are read here.
+    static func currentToken(of target: PushTarget, isEnd: Bool, activity: (status: String?, token: String?),
+                             _ db: Database) throws -> TokenLookup {
         switch target {
-        case .liveActivity(let id):
-            let row = try Row.fetchOne(db.cachedStatement(sql: """
-                SELECT liveActivity.status, activityToken.token FROM liveActivity
-                LEFT JOIN activityToken ON activityToken.activity = liveActivity.id AND activityToken.invalidatedAt IS NULL
-                WHERE liveActivity.id = ?
-                """), arguments: [id.rawValue])
-            return .liveActivity(status: row?[0], validToken: row?[1])
+        case .liveActivity:
+            return .liveActivity(status: activity.status, validToken: activity.token)
         case .pushToStart(let id):
             let device = try DeviceRow.fetchOne(db, key: id.rawValue)
             return .pushToStart(deviceIsKnown: device != nil, validToken: device?.value.pushToStartToken?.hex)
