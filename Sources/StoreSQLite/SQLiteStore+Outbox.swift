@@ -26,8 +26,9 @@ extension SQLiteStore {
             UPDATE outbox SET state = 'sending', claimedAt = ?, claimedBy = ?, attempts = attempts + 1 WHERE id = ?
             """)
         while claimed.count < limit {
+            let asked = limit - claimed.count
             var candidates: [PendingPush] = []
-            try next.forEachRow({ $0.add(after); $0.add(nowValue); $0.add(limit - claimed.count) }) {
+            try next.forEachRow({ $0.add(after); $0.add(nowValue); $0.add(asked) }) {
                 candidates.append(try PendingPush($0))
             }
             guard let last = candidates.last else { break }
@@ -51,6 +52,8 @@ extension SQLiteStore {
                                                queuedAt: row.queuedAt))
                 }
             }
+            // Fewer than asked: no other push is due now.
+            if candidates.count < asked { break }
         }
         return claimed
     }

@@ -251,4 +251,16 @@ import Vocabulary
             "\(activities[2]):dropped:the activity is dismissed",
         ])
     }
+
+    /// A claim of one push goes on past the pushes it drops until it has one.
+    @Test(arguments: StoreEngine.available) func aClaimFillsItsLimitPastThePushesItDrops(engine: StoreEngine) async throws {
+        let (store, trio, adventure, activities) = try await running(engine)
+        try await store.playNextTick(of: adventure.id) { _ in activities.map { update($0, tick: 1, alert: true) } }
+        try await store.markActivity(activities[0], .ended, by: trio.players[0].id)
+        try await store.markActivity(activities[1], .ended, by: trio.players[1].id)
+
+        #expect(try await store.claimOutbox(limit: 1).map(\.message.target) == [.liveActivity(activities[2])])
+        #expect(try await store.claimOutbox(limit: 1).isEmpty)
+        #expect(try await store.outbox(of: adventure.id).map(\.state) == [.dropped, .dropped, .sending])
+    }
 }
