@@ -13,30 +13,34 @@ extension PostgresStore {
         try await takeLeases(dueBy: second)
         return try await snapshot { [self] connection in
             let due = try await connection.query("""
-                SELECT id, last_tick, has_follower_channels FROM adventure
+                SELECT id, last_tick, has_follower_channels,
+                       EXISTS (SELECT 1 FROM command WHERE command.adventure = adventure.id AND command.tick IS NULL)
+                FROM adventure
                 WHERE status = 'running' AND next_tick_at <= \(second) AND (next_tick_at < \(second) OR tick_phase <= \(phase))
                 AND lease_holder = \(node)
                 ORDER BY next_tick_at, tick_phase, id LIMIT \(max(0, limit) + skipping.count)
-                """, logger: logger).decodeAll((String, Int, Bool).self)
+                """, logger: logger).decodeAll((String, Int, Bool, Bool).self)
                 .filter { !skipping.contains(AdventureID($0.0)) }.prefix(max(0, limit))
             guard !due.isEmpty else { return [] }
-            // Four statements whatever the number of adventures: what is due, the
-            // adventures the caller does not hold, their commands, their activities;
-            // a fifth for the followers' channels of those that have had one.
+            // Four statements at most whatever the number of adventures: what is due
+            // (and whether commands wait for each), the adventures the caller does
+            // not hold, the commands of those that have some, their activities; a
+            // fifth for the followers' channels of those that have had one.
             let ids = due.map(\.0)
             let unknown = due.filter { !isKnown(AdventureID($0.0), $0.1) }.map(\.0)
             var stored: [String: StoredAdventure] = [:]
             if !unknown.isEmpty {
                 for adventure in try await adventures(ids: unknown, connection) { stored[adventure.id.rawValue] = adventure }
             }
-            let commands = try await pendingCommands(of: ids, connection)
+            let commanded = due.filter(\.3).map(\.0)
+            let commands = commanded.isEmpty ? [:] : try await pendingCommands(of: commanded, connection)
             // A budget the caller holds is not decoded again.
             let activities = try await reachableActivities(of: ids, ledgerWanted: { adventure, activity in
                 stored[adventure] != nil || !hasLedger(AdventureID(adventure), activity)
             }, connection)
             let followed = due.filter(\.2).map(\.0)
             let channels = followed.isEmpty ? [:] : try await openChannels(of: followed, connection)
-            return due.map { id, lastTick, _ in
+            return due.map { id, lastTick, _, _ in
                 DueAdventure(id: AdventureID(id), lastTick: lastTick, stored: stored[id], commands: commands[id] ?? [],
                              activities: activities[id]?.members ?? [], followerChannels: channels[id] ?? [],
                              followerActivities: activities[id]?.followers ?? [])
