@@ -78,25 +78,6 @@ extension PostgresStore {
                 }
             }
         }
-        // Each budget must belong to an activity (or followers' channel) of the tick's adventure.
-        func refuseStrangers(_ ids: (TickRecord) -> [String], in table: StaticString,
-                             _ refusal: (String, AdventureID) -> StoreError) async throws {
-            let wanted = batch.flatMap { ids($0.record) }
-            guard !wanted.isEmpty else { return }
-            var query = PostgresQuery(unsafeSQL: "SELECT id, adventure FROM \(table) WHERE id = ANY($1)")
-            query.binds.append(wanted, context: .default)
-            let owners = Dictionary(uniqueKeysWithValues: try await connection.query(query, logger: logger)
-                .decodeAll((String, String).self))
-            for (index, record) in batch where refused[index] == nil {
-                if let stranger = ids(record).sorted().first(where: { owners[$0] != record.adventure.rawValue }) {
-                    refused[index] = refusal(stranger, record.adventure)
-                }
-            }
-        }
-        try await refuseStrangers({ $0.ledgers.keys.map(\.rawValue) }, in: "live_activity", TickRules.strangerActivity)
-        try await refuseStrangers({ $0.channelLedgers.keys.map(\.rawValue) }, in: "follower_channel",
-                                  TickRules.strangerFollowersChannel)
-
         // The fence (see `recordTicks`).
         let candidates = batch.filter { refused[$0.index] == nil }
         var stored: [String: (party: String, nextTickAt: Int?)] = [:]
@@ -162,25 +143,48 @@ extension PostgresStore {
         try await enqueue(records.flatMap { record in
             record.outbox.map { QueuedMessage(message: $0, adventure: record.adventure, tick: record.tick) }
         }, at: now, connection)
+        // Each budget must belong to an activity (or followers' channel) of the
+        // tick's adventure: one that does not is not updated, and refuses its tick.
         let ledgers = records.flatMap { record in
-            record.ledgers.sorted { $0.key < $1.key }.map { ($0.key.rawValue, LedgerJSON.text(of: $0.value)) }
+            record.ledgers.sorted { $0.key < $1.key }.map { (record.adventure, $0.key.rawValue, LedgerJSON.text(of: $0.value)) }
         }
         if !ledgers.isEmpty {
-            try await connection.query("""
-                UPDATE live_activity SET ledger = t.ledger FROM UNNEST(\(ledgers.map(\.0))::text[], \(ledgers.map(\.1))::text[])
-                AS t(id, ledger) WHERE live_activity.id = t.id
-                """, logger: logger)
+            let updated = try await connection.query("""
+                UPDATE live_activity SET ledger = t.ledger
+                FROM UNNEST(\(ledgers.map(\.0.rawValue))::text[], \(ledgers.map(\.1))::text[], \(ledgers.map(\.2))::text[])
+                     AS t(adventure, id, ledger)
+                WHERE live_activity.id = t.id AND live_activity.adventure = t.adventure
+                RETURNING live_activity.adventure, live_activity.id
+                """, logger: logger).decodeAll((String, String).self)
+            try Self.refuseStrangers(ledgers, updated: updated, TickRules.strangerActivity)
         }
         // Only where followers' channels are open: a batch without any keeps its statements.
         let channelLedgers = records.flatMap { record in
-            record.channelLedgers.sorted { $0.key < $1.key }.map { ($0.key.rawValue, LedgerJSON.text(of: $0.value)) }
+            record.channelLedgers.sorted { $0.key < $1.key }.map {
+                (record.adventure, $0.key.rawValue, LedgerJSON.text(of: $0.value))
+            }
         }
         if !channelLedgers.isEmpty {
-            try await connection.query("""
+            let updated = try await connection.query("""
                 UPDATE follower_channel SET ledger = t.ledger
-                FROM UNNEST(\(channelLedgers.map(\.0))::text[], \(channelLedgers.map(\.1))::text[]) AS t(id, ledger)
-                WHERE follower_channel.id = t.id
-                """, logger: logger)
+                FROM UNNEST(\(channelLedgers.map(\.0.rawValue))::text[], \(channelLedgers.map(\.1))::text[],
+                            \(channelLedgers.map(\.2))::text[]) AS t(adventure, id, ledger)
+                WHERE follower_channel.id = t.id AND follower_channel.adventure = t.adventure
+                RETURNING follower_channel.adventure, follower_channel.id
+                """, logger: logger).decodeAll((String, String).self)
+            try Self.refuseStrangers(channelLedgers, updated: updated, TickRules.strangerFollowersChannel)
+        }
+    }
+
+    /// Throws the refusal of the first budget not updated, which undoes the batch:
+    /// `recordTicks` then stores each tick alone, and only the one at fault is refused.
+    private static func refuseStrangers(_ ledgers: [(adventure: AdventureID, id: String, ledger: String)],
+                                        updated: [(adventure: String, id: String)],
+                                        _ refusal: (String, AdventureID) -> StoreError) throws {
+        guard updated.count < ledgers.count else { return }
+        let found = Set(updated.map { [$0.adventure, $0.id] })
+        if let stranger = ledgers.first(where: { !found.contains([$0.adventure.rawValue, $0.id]) }) {
+            throw refusal(stranger.id, stranger.adventure)
         }
     }
 

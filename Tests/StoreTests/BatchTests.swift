@@ -1,5 +1,6 @@
 import Foundation
 import Game
+import PushPolicy
 import Store
 import StoreTestSupport
 import Testing
@@ -56,6 +57,38 @@ import Testing
         #expect(try await store.adventure(b.id).lastTick == 0)
         #expect(try await store.events(of: b.id).isEmpty)
         #expect(try await store.outbox(of: b.id).isEmpty)
+    }
+
+    /// A tick that spends the budget of another adventure's activity is refused,
+    /// even where that adventure's own tick in the batch spends the same budget:
+    /// that tick is stored, with its budget.
+    @Test(arguments: StoreEngine.available) func aBudgetOfAnotherAdventureRefusesItsTickOnly(engine: StoreEngine) async throws {
+        let store = try await engine.open()
+        let first = try await Trio.make(in: store)
+        let second = try await Trio.make(in: store)
+        let a = try await first.startAdventure(seed: 1)
+        let b = try await second.startAdventure(seed: 2)
+        let activitiesA = try await first.registerActivities(for: a.id)
+        let activitiesB = try await second.registerActivities(for: b.id)
+        let tickA = try first.game(seed: 1).tick(a.state)
+        let tickB = try second.game(seed: 2).tick(b.state)
+        var spentByA = BudgetLedger()
+        spentByA.lastPushAt = 7
+        var spentByB = BudgetLedger()
+        spentByB.lastPushAt = 9
+        let results = try await store.recordTicks([
+            TickRecord(adventure: a.id, tick: 1, state: tickA.state, events: tickA.events, appliedCommandIDs: [],
+                       outbox: [update(activitiesA[0])], ledgers: [activitiesA[0]: spentByA, activitiesB[0]: spentByA]),
+            TickRecord(adventure: b.id, tick: 1, state: tickB.state, events: tickB.events, appliedCommandIDs: [],
+                       outbox: [update(activitiesB[0])], ledgers: [activitiesB[0]: spentByB]),
+        ])
+        #expect(results[0] == .failure(TickRules.strangerActivity(activitiesB[0].rawValue, of: a.id)))
+        #expect(try results[1].get().lastTick == 1)
+        #expect(try await store.adventure(a.id).lastTick == 0)
+        #expect(try await store.outbox(of: a.id).isEmpty)
+        #expect(try await store.liveActivity(activitiesA[0]).ledger == BudgetLedger())
+        #expect(try await store.liveActivity(activitiesB[0]).ledger == spentByB)
+        #expect(try await store.outbox(of: b.id).count == 1)
     }
 
     @Test(arguments: StoreEngine.available) func answersRecordedTogetherAreEachRecordedOnce(engine: StoreEngine) async throws {
