@@ -49,10 +49,14 @@ extension PostgresStore {
     /// LOCKED`: rows another dispatcher is claiming at this moment are passed over,
     /// not waited for, so each push is claimed by one dispatcher. On the way, as
     /// `OutboxStore` says, pushes with a newer one to their target are superseded
-    /// and those that can go nowhere are dropped. Usually two statements a batch:
-    /// the read brings each Live Activity push's status and valid token, and says
-    /// which pushes have a newer one to their target, so that only those take the
-    /// statement that supersedes and only other targets a read of their tokens.
+    /// and those that can go nowhere are dropped. A handful of statements per
+    /// batch, however many rows.
+    ///
+    /// Each pending push's message is looked up by its key (`OFFSET 0` keeps the
+    /// planner from joining them otherwise). The planner cannot know that the
+    /// pending pushes are the newest, and in some runs merged the messages' whole
+    /// key, oldest first, with them: some 35,000 entries a claim at 800
+    /// adventures, ten times the claim's cost.
     func claim(limit: Int, now: Date, _ connection: PostgresConnection) async throws -> [ClaimedPush] {
         guard limit > 0 else { return [] }
         var claimed: [ClaimedPush] = []
@@ -60,30 +64,23 @@ extension PostgresStore {
         let nowSeconds = Int(now.timeIntervalSince1970)
         while claimed.count < limit {
             let asked = limit - claimed.count
-            let candidates: [Candidate] = try await connection.query("""
-                SELECT \(unescaped: Self.outboxColumns), a.status, t.token,
-                       o.supersedable AND EXISTS (
-                           SELECT 1 FROM outbox_message n JOIN outbox newer ON newer.id = n.id
-                           WHERE n.target_kind = o.target_kind AND n.target_id = o.target_id
-                           AND n.id > o.id AND newer.state IN ('pending', 'sending', 'sent'))
-                FROM \(unescaped: Self.outboxRows)
-                LEFT JOIN live_activity a ON o.target_kind = 'liveActivity' AND a.id = o.target_id
-                LEFT JOIN activity_token t ON t.activity = a.id AND t.invalidated_at IS NULL
+            let candidates = try await connection.query("""
+                SELECT \(unescaped: Self.outboxColumns) FROM outbox o
+                JOIN LATERAL (SELECT * FROM outbox_message WHERE outbox_message.id = o.id OFFSET 0) m ON true
                 WHERE o.state = 'pending' AND o.id > \(after) AND o.next_attempt_at <= \(now)
                 ORDER BY o.id LIMIT \(asked) FOR UPDATE OF o SKIP LOCKED
-                """, logger: logger).decodeAll(ClaimColumns.self).map(Self.candidate)
+                """, logger: logger).decodeAll(OutboxColumns.self).map(Self.entry)
             guard let last = candidates.last else { break }
-            after = last.entry.id.rawValue
+            after = last.id.rawValue
 
-            let superseded = try await supersedeWhereNewer(candidates.filter(\.hasNewer).map(\.entry.id.rawValue), connection)
-            let live = candidates.filter { !superseded.contains($0.entry.id.rawValue) }
-            let tokens = try await currentTokens(of: live, connection)
+            let superseded = try await supersedeWhereNewer(candidates.filter(\.message.supersedable).map(\.id.rawValue), connection)
+            let live = candidates.filter { !superseded.contains($0.id.rawValue) }
+            let tokens = try await currentTokens(of: live.map(\.message), connection)
 
             var dropped: [(id: Int64, reason: String)] = []
             var leaving: [String] = []
-            for candidate in live {
-                let entry = candidate.entry
-                switch OutboxRules.claimStep(expiration: entry.message.expiration, at: nowSeconds, lookup: { tokens(candidate) }) {
+            for entry in live {
+                switch OutboxRules.claimStep(expiration: entry.message.expiration, at: nowSeconds, lookup: { tokens(entry.message) }) {
                 case .drop(let reason, let finishesLeaving):
                     dropped.append((entry.id.rawValue, reason))
                     if finishesLeaving, let member = Self.leavingMember(entry.message) { leaving.append(member) }
@@ -112,31 +109,20 @@ extension PostgresStore {
         return claimed
     }
 
-    /// The outbox's columns, then the status and valid token of a Live Activity
-    /// target (NULLs for other targets), then whether a newer push to its target
-    /// waits, is being sent or was sent.
-    private typealias ClaimColumns = (Int64, String?, String, String, String, String, Int, Int, Data, String, Bool, Bool, Bool,
-                                      Int?, String, String?, Int, Date, String?, String?, Bool)
-
-    /// A pending push as the claim reads it.
-    private typealias Candidate = (entry: OutboxEntry, activity: (status: String?, token: String?), hasNewer: Bool)
-
-    private static func candidate(_ row: ClaimColumns) throws -> Candidate {
-        let entry = try entry((row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10, row.11, row.12,
-                               row.13, row.14, row.15, row.16, row.17))
-        return (entry, (row.18, row.19), row.20)
-    }
-
-    /// The token each push's target has now: a Live Activity's as the claim read
-    /// it, the others' read for all of them in at most three statements (one per
-    /// kind of target); what a row means is `TokenLookup`'s.
-    private func currentTokens(of candidates: [Candidate],
-                               _ connection: PostgresConnection) async throws -> (Candidate) -> TokenLookup {
-        func ids(_ kind: PushTarget.Kind) -> [String] {
-            candidates.map(\.entry.message.target).filter { $0.kind == kind }.map(\.id)
-        }
+    /// The token each push's target has now, read for all of them in at most four
+    /// statements (one per kind of target); what a row means is `TokenLookup`'s.
+    private func currentTokens(of messages: [OutboxMessage],
+                               _ connection: PostgresConnection) async throws -> (OutboxMessage) -> TokenLookup {
+        func ids(_ kind: PushTarget.Kind) -> [String] { messages.filter { $0.target.kind == kind }.map(\.target.id) }
+        var activities: [String: (String, String?)] = [:]
         var devices: [String: String?] = [:]
         var members: [String: (String, String?)] = [:]
+        if case let wanted = ids(.liveActivity), !wanted.isEmpty {
+            for (id, status, token) in try await connection.query("""
+                SELECT a.id, a.status, t.token FROM live_activity a
+                LEFT JOIN activity_token t ON t.activity = a.id AND t.invalidated_at IS NULL WHERE a.id = ANY(\(wanted))
+                """, logger: logger).decodeAll((String, String, String?).self) { activities[id] = (status, token) }
+        }
         if case let wanted = ids(.pushToStart), !wanted.isEmpty {
             for (id, token) in try await connection.query("""
                 SELECT id, CASE WHEN push_to_start_token_invalid_at IS NULL THEN push_to_start_token END
@@ -154,14 +140,14 @@ extension PostgresStore {
                 SELECT id, state, apns_channel_id FROM follower_channel WHERE id = ANY(\(wanted))
                 """, logger: logger).decodeAll((String, String, String?).self) { channels[id] = (state, apnsID) }
         }
-        return { candidate in
-            let message = candidate.entry.message
+        return { message in
             switch message.target {
             case .followerChannel(let id):
                 let row = channels[id.rawValue]
                 return .followerChannel(state: row?.0, apnsID: row?.1)
-            case .liveActivity:
-                return .liveActivity(status: candidate.activity.status, validToken: candidate.activity.token)
+            case .liveActivity(let id):
+                let row = activities[id.rawValue]
+                return .liveActivity(status: row?.0, validToken: row?.1)
             case .pushToStart(let id):
                 let row = devices[id.rawValue]
                 return .pushToStart(deviceIsKnown: row != nil, validToken: row ?? nil)
