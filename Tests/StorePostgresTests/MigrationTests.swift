@@ -270,4 +270,29 @@ struct PostgresMigrationTests {
             #expect(try await reopened.record(of: id, includingOutbox: false).events == events)
         }
     }
+
+    /// v16: no index of `adventure` holds a column a running tick changes, so
+    /// that tick's update stays on its page (HOT) with no index entry, and half
+    /// of each page is kept for those versions.
+    @Test func v16LeavesNoIndexOnWhatARunningTickChanges() async throws {
+        let location = try await PostgresTestServer.shared.freshDatabase()
+        let store = try await PostgresStore.open(location)
+        let logger = Logger(label: "tests.migration")
+        try await closing(store) {
+            let definitions = try await store.query(PostgresQuery(unsafeSQL: """
+                SELECT pg_get_indexdef(indexrelid) FROM pg_index WHERE indrelid = 'adventure'::regclass
+                """), logger: logger).decodeAll(String.self)
+            #expect(definitions.count == 4)
+            for definition in definitions {
+                for changed in ["state", "last_tick", "next_tick_at", "lease_until"] {
+                    #expect(definition.range(of: "\\b\(changed)\\b", options: .regularExpression) == nil,
+                            "\(definition) holds \(changed)")
+                }
+            }
+            let options = try await store.query(PostgresQuery(unsafeSQL: """
+                SELECT array_to_string(reloptions, ',') FROM pg_class WHERE oid = 'adventure'::regclass
+                """), logger: logger).decodeAll(String.self)
+            #expect(options == ["fillfactor=50"])
+        }
+    }
 }
