@@ -26,6 +26,7 @@ enum PostgresSchema {
         Migration(name: "v14-push-log-time-ranges", statements: v14PushLogTimeRanges),
         Migration(name: "v15-logs-without-foreign-keys", statements: v15LogsWithoutForeignKeys),
         Migration(name: "v16-adventure-updates-in-place", statements: v16AdventureUpdatesInPlace),
+        Migration(name: "v17-outbox-progress-on-its-page", statements: v17OutboxProgressOnItsPage),
     ]
 
     /// v6's index by (adventure, writing transaction, id) serves every read of an

@@ -1,0 +1,43 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Store
+@testable import StorePostgres
+import StoreTestSupport
+import Testing
+import Vocabulary
+
+/// v17: a push's progress row is claimed and answered on the page it was queued
+/// on, so each change is logged as a change and not as a whole row on another
+/// page after a lock of the old one.
+@Suite(.enabled(if: PostgresTestServer.isAvailable, Comment(rawValue: PostgresTestServer.skipped)), .closesStores)
+struct OutboxPageTests {
+    @Test func aPushIsClaimedAndAnsweredOnThePageItWasQueuedOn() async throws {
+        let store = try #require(try await StoreEngine.postgres.open() as? PostgresStore)
+        let trio = try await Trio.make(in: store)
+        let adventure = try await trio.startAdventure()
+        let activities = try await trio.registerActivities(for: adventure.id)
+        // Alerts, which nothing supersedes: every push is claimed and answered.
+        for tick in 1...40 {
+            try await store.playNextTick(of: adventure.id) { _ in activities.map { update($0, tick: tick, alert: true) } }
+        }
+        let queued = try await pages(store)
+        #expect(queued.count == 120)
+        #expect(Set(queued.values).count >= 2, "the pushes fill more than one page")
+
+        let claimed = try await store.claimOutbox(limit: 200)
+        #expect(claimed.count == 120)
+        #expect(try await pages(store) == queued)
+        let refusals = try await store.record(claimed.map { PushResult($0, .delivered(apnsID: "\($0.id.rawValue)")) })
+        #expect(refusals.allSatisfy { $0 == nil })
+        #expect(try await pages(store) == queued)
+        #expect(try await store.outbox(of: adventure.id).allSatisfy { $0.state == .sent })
+    }
+
+    /// The page each push's progress row is on now, by the push.
+    private func pages(_ store: PostgresStore) async throws -> [Int64: Int] {
+        let rows = try await store.query(PostgresQuery(unsafeSQL: "SELECT id, (ctid::text::point)[0]::int FROM outbox"),
+                                         logger: Logger(label: "tests.outbox-pages")).decodeAll((Int64, Int).self)
+        return Dictionary(uniqueKeysWithValues: rows)
+    }
+}
