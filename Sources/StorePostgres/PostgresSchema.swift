@@ -27,6 +27,7 @@ enum PostgresSchema {
         Migration(name: "v15-logs-without-foreign-keys", statements: v15LogsWithoutForeignKeys),
         Migration(name: "v16-adventure-updates-in-place", statements: v16AdventureUpdatesInPlace),
         Migration(name: "v17-outbox-progress-on-its-page", statements: v17OutboxProgressOnItsPage),
+        Migration(name: "v18-pushes-through-ticks", statements: v18PushesThroughTicks),
     ]
 
     /// v6's index by (adventure, writing transaction, id) serves every read of an

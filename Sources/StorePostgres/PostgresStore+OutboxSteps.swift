@@ -12,8 +12,12 @@ extension PostgresStore {
     /// are superseded, then the new rows go in (one superseded at once when a
     /// later one in the same call is for its target). A leave-channel push also
     /// marks the member as leaving: their token is kept until that push is done with.
-    func enqueue(_ queued: [QueuedMessage], at now: Date, _ connection: PostgresConnection) async throws {
-        guard !queued.isEmpty else { return }
+    /// The pushes' ids, in order; `inTickLog` says the caller lists them in their
+    /// ticks' rows of the tick log (v18), which is how an adventure's are found.
+    @discardableResult
+    func enqueue(_ queued: [QueuedMessage], inTickLog: Bool = false, at now: Date,
+                 _ connection: PostgresConnection) async throws -> [Int64] {
+        guard !queued.isEmpty else { return [] }
         let messages = queued.map(\.message)
         try await connection.query("""
             UPDATE outbox SET state = 'superseded', outcome = \(QueuedPushRules.supersededReason)
@@ -25,7 +29,7 @@ extension PostgresStore {
         let superseded = messages.indices.map { $0 != lastIndex[messages[$0].target] && messages[$0].supersedable }
         // Arrays hold no NULL here: '' stands for "no adventure", -1 for "no tick".
         // A push is two rows with one id (v11): its progress and its message.
-        try await connection.query("""
+        let ids = try await connection.query("""
             WITH t AS MATERIALIZED (
                 SELECT nextval('outbox_id_seq') AS id, u.*
                 FROM UNNEST(\(queued.map { $0.adventure?.rawValue ?? "" })::text[], \(messages.map(\.target.kind.rawValue))::text[],
@@ -44,17 +48,19 @@ extension PostgresStore {
                 FROM t ORDER BY id
             )
             INSERT INTO outbox_message (id, adventure, target_kind, target_id, push_type, topic, priority, expiration, payload, reason,
-                                        has_alert, is_end, tick, created_at)
+                                        has_alert, is_end, tick, created_at, in_tick_log)
             SELECT id, NULLIF(adventure, ''), target_kind, target_id, push_type, topic, priority, expiration, payload, reason,
-                   has_alert, is_end, NULLIF(tick, -1), \(now)
+                   has_alert, is_end, NULLIF(tick, -1), \(now), \(inTickLog)
             FROM t ORDER BY id
-            """, logger: logger)
+            RETURNING id
+            """, logger: logger).decodeAll(Int64.self).sorted() // drawn in the rows' order
         let leaving = messages.compactMap(Self.leavingMember)
         if !leaving.isEmpty {
             try await connection.query("""
                 UPDATE channel_member SET status = 'leaving', left_at = \(now) WHERE id = ANY(\(leaving)) AND status = 'joined'
                 """, logger: logger)
         }
+        return ids
     }
 
     /// The channel member a leave push is for, as the store keeps it; nil for every other push.

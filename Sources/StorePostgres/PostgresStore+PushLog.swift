@@ -100,10 +100,15 @@ extension PostgresStore {
 
     static func pushType(_ stored: String) throws -> PushType { try StoredValues.pushType(stored) }
 
+    /// An adventure's pushes: those its ticks queued, named by their rows of the
+    /// tick log, and the others (v18).
     func outboxEntries(of adventure: AdventureID, _ connection: PostgresConnection) async throws -> [OutboxEntry] {
         try await connection.query("""
             SELECT \(unescaped: Self.outboxColumns) FROM \(unescaped: Self.outboxRows)
-            WHERE m.adventure = \(adventure.rawValue) ORDER BY m.id
+            WHERE m.id IN (SELECT unnest(pushes) FROM tick_log WHERE adventure = \(adventure.rawValue)
+                           UNION ALL
+                           SELECT id FROM outbox_message WHERE adventure = \(adventure.rawValue) AND NOT in_tick_log)
+            ORDER BY m.id
             """, logger: logger).decodeAll(OutboxColumns.self).map(Self.entry)
     }
 }

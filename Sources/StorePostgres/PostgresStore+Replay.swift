@@ -25,7 +25,8 @@ extension PostgresStore {
                 ScheduledCommand(tick: $0.0, command: try CommandJSON.decode($0.1))
             }
             let outboxCount = try await connection.query("""
-                SELECT COUNT(*) FROM outbox_message WHERE adventure = \(adventure.rawValue)
+                SELECT (SELECT COALESCE(SUM(cardinality(pushes)), 0) FROM tick_log WHERE adventure = \(adventure.rawValue))
+                     + (SELECT COUNT(*) FROM outbox_message WHERE adventure = \(adventure.rawValue) AND NOT in_tick_log)
                 """, logger: logger).decodeOne(Int.self)
             return AdventureRecord(adventure: stored, commands: commands, events: events,
                                    outbox: includingOutbox ? try await outboxEntries(of: adventure, connection) : nil,

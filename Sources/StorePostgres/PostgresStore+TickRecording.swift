@@ -124,14 +124,20 @@ extension PostgresStore {
     /// Events, applied commands, pushes and budgets of ticks the fence let through:
     /// one statement each.
     private func storeContents(of records: [TickRecord], at now: Date, _ connection: PostgresConnection) async throws {
-        // One row per tick: the node that stored it, and its events if it has any
-        // (`TickEventsText`; no events is an empty text, stored as NULL).
+        let pushes = try await enqueue(records.flatMap { record in
+            record.outbox.map { QueuedMessage(message: $0, adventure: record.adventure, tick: record.tick) }
+        }, inTickLog: true, at: now, connection)
+        // One row per tick: the node that stored it, its events if it has any
+        // (`TickEventsText`; no events is an empty text, stored as NULL), and the
+        // pushes it queued (v18), positions `first` to `last` of `pushes`.
+        let lasts = records.reduce(into: [Int]()) { $0.append(($0.last ?? 0) + $1.outbox.count) }
         try await connection.query("""
-            INSERT INTO tick_log (adventure, tick, node, events)
-            SELECT id, tick, \(node), NULLIF(events, '')
+            INSERT INTO tick_log (adventure, tick, node, events, pushes)
+            SELECT id, tick, \(node), NULLIF(events, ''), CASE WHEN last >= first THEN (\(pushes)::int8[])[first:last] END
             FROM UNNEST(\(records.map(\.adventure.rawValue))::text[], \(records.map(\.tick))::int8[],
-                        \(records.map { TickEventsText.text(of: $0.eventTexts) })::text[])
-                 AS t(id, tick, events)
+                        \(records.map { TickEventsText.text(of: $0.eventTexts) })::text[],
+                        \(zip(records, lasts).map { $1 - $0.outbox.count + 1 })::int4[], \(lasts)::int4[])
+                 AS t(id, tick, events, first, last)
             """, logger: logger)
         let applied = records.flatMap { record in record.appliedCommandIDs.map { ($0.rawValue, record.tick) } }
         if !applied.isEmpty {
@@ -140,9 +146,6 @@ extension PostgresStore {
                 WHERE command.id = t.id
                 """, logger: logger)
         }
-        try await enqueue(records.flatMap { record in
-            record.outbox.map { QueuedMessage(message: $0, adventure: record.adventure, tick: record.tick) }
-        }, at: now, connection)
         // Each budget must belong to an activity (or followers' channel) of the
         // tick's adventure: one that does not is not updated, and refuses its tick.
         let ledgers = records.flatMap { record in

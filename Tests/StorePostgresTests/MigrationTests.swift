@@ -87,7 +87,9 @@ struct PostgresMigrationTests {
                 "CREATE INDEX outbox_pending_supersedable ON outbox(target_kind, target_id) WHERE state = 'pending' AND supersedable",
                 "CREATE INDEX outbox_by_target ON outbox(target_kind, target_id, id)",
                 "CREATE INDEX outbox_by_adventure ON outbox(adventure, id)",
-                "DELETE FROM schema_migration WHERE name = 'v11-outbox-message'",
+                // v18, which changes the messages' table, undone too: it follows v11 again.
+                "ALTER TABLE tick_log DROP COLUMN pushes",
+                "DELETE FROM schema_migration WHERE name IN ('v11-outbox-message', 'v18-pushes-through-ticks')",
             ] {
                 _ = try await store.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }
@@ -95,7 +97,7 @@ struct PostgresMigrationTests {
         }
         let reopened = try await PostgresStore.open(location)
         try await closing(reopened) {
-            #expect(try await reopened.appliedMigrations().last == "v11-outbox-message")
+            #expect(try await reopened.appliedMigrations().suffix(2) == ["v11-outbox-message", "v18-pushes-through-ticks"])
             #expect(try await reopened.outbox(of: id) == before)
             #expect(try await reopened.pushLog(of: id).map(\.payload) == before.filter { $0.state == .sent }.map(\.message.payload))
             try await reopened.playNextTick(of: id) { _ in [update(activity, tick: 3)] }
