@@ -24,6 +24,18 @@ import Vocabulary
         }
     }
 
+    /// Waits (up to ten seconds) until the log read from the start shows `count`
+    /// entries. On PostgreSQL a read stops before the oldest transaction still
+    /// open on the server, whichever database it writes (`pg_snapshot_xmin`):
+    /// while other tests write in parallel, the entries just written can wait
+    /// for a later read. Once shown, they stay shown.
+    private func untilShown(_ count: Int, _ store: any RangersStore, _ adventure: AdventureID) async throws {
+        for _ in 0..<200 {
+            if try await store.pushLog(of: adventure, after: .start, limit: count + 1).entries.count >= count { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
     /// Every page from `cursor` on, `limit` at a time: the entries and the cursor at the end.
     private func readAll(_ store: any RangersStore, _ adventure: AdventureID, from cursor: PushLogCursor,
                          limit: Int) async throws -> (entries: [PushLogPage.Entry], cursor: PushLogCursor, pages: Int) {
@@ -44,6 +56,7 @@ import Vocabulary
         for _ in 0..<3 { try await tickAnswered(store, adventure.id, activities) }
         let whole = try await store.pushLog(of: adventure.id)
         #expect(whole.count == 9)
+        try await untilShown(9, store, adventure.id)
 
         let first = try await readAll(store, adventure.id, from: .start, limit: 2)
         #expect(first.pages == 5)
@@ -60,6 +73,7 @@ import Vocabulary
         // A later tick: only its entries, with the answers as logged.
         try await tickAnswered(store, adventure.id, activities,
                                firstAnswer: .tokenInvalid(status: 410, reason: "Unregistered", since: nil))
+        try await untilShown(12, store, adventure.id)
         let later = try await readAll(store, adventure.id, from: first.cursor, limit: 100)
         #expect(later.entries.map(\.entry) == Array(try await store.pushLog(of: adventure.id).suffix(3)))
         #expect(later.entries.map(\.entry.status).sorted { ($0 ?? 0) < ($1 ?? 0) } == [200, 200, 410])
@@ -80,6 +94,7 @@ import Vocabulary
         let otherActivities = try await other.registerActivities(for: otherAdventure.id)
         try await tickAnswered(store, otherAdventure.id, otherActivities)
         try await tickAnswered(store, adventure.id, activities)
+        try await untilShown(3, store, adventure.id)
         let page = try await store.pushLog(of: adventure.id, after: .start, limit: 100)
         #expect(page.entries.count == 3)
         #expect(page.entries.allSatisfy { $0.entry.adventure == adventure.id })
@@ -110,6 +125,7 @@ import Vocabulary
         let again = try await store.claimOutbox(limit: 10)
         #expect(Set(again.map(\.id)).contains(push.id))
         for claimed in again { try await store.recordDelivered(claimed, apnsID: "ok") }
+        try await untilShown(again.count, store, adventure.id)
         let sent = try await store.pushLog(of: adventure.id, after: .start, limit: 10)
         #expect(sent.waitingForRetry.isEmpty)
         #expect(sent.entries.map(\.entry.outbox).contains(push.id))
