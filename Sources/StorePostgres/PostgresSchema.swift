@@ -28,6 +28,7 @@ enum PostgresSchema {
         Migration(name: "v16-adventure-updates-in-place", statements: v16AdventureUpdatesInPlace),
         Migration(name: "v17-outbox-progress-on-its-page", statements: v17OutboxProgressOnItsPage),
         Migration(name: "v18-pushes-through-ticks", statements: v18PushesThroughTicks),
+        Migration(name: "v19-push-log-without-key", statements: v19PushLogWithoutKey),
     ]
 
     /// v6's index by (adventure, writing transaction, id) serves every read of an

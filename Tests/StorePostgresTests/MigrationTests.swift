@@ -297,4 +297,28 @@ struct PostgresMigrationTests {
             #expect(options == ["fillfactor=50"])
         }
     }
+
+    /// v19: the push log keeps the two indexes it is read through and no key,
+    /// and its entries are read back whole and in order.
+    @Test func v19LeavesThePushLogTheIndexesItIsReadThrough() async throws {
+        let location = try await PostgresTestServer.shared.freshDatabase()
+        let store = try await PostgresStore.open(location)
+        let logger = Logger(label: "tests.migration")
+        try await closing(store) {
+            let indexes = try await store.query(PostgresQuery(unsafeSQL: """
+                SELECT indexname FROM pg_indexes WHERE tablename = 'push_log' ORDER BY indexname
+                """), logger: logger).decodeAll(String.self)
+            #expect(indexes == ["push_log_by_adventure_in_commit_order", "push_log_by_sent_at"])
+            let trio = try await Trio.make(in: store)
+            let adventure = try await trio.startAdventure()
+            let activities = try await trio.registerActivities(for: adventure.id)
+            for tick in 1...2 {
+                try await store.playNextTick(of: adventure.id) { _ in activities.map { update($0, tick: tick, alert: true) } }
+                for push in try await store.claimOutbox(limit: 10) { try await store.recordDelivered(push, apnsID: "\(push.id)") }
+            }
+            let log = try await store.pushLog(of: adventure.id)
+            #expect(log.map(\.apnsID) == log.map { "\($0.outbox)" } && log.count == 6)
+            #expect(log.map(\.outbox) == log.map(\.outbox).sorted())
+        }
+    }
 }

@@ -69,7 +69,7 @@ struct PostgresOpeningTests {
         "v1", "v2-node", "v3-leases", "v4-tick-phase", "v5-followers", "v6-push-log-order", "v7-attempts", "v8-tick-events",
         "v9-one-push-log-index", "v10-console", "v11-outbox-message", "v12-tick-log-events", "v13-lean-push-log",
         "v14-push-log-time-ranges", "v15-logs-without-foreign-keys", "v16-adventure-updates-in-place",
-        "v17-outbox-progress-on-its-page", "v18-pushes-through-ticks",
+        "v17-outbox-progress-on-its-page", "v18-pushes-through-ticks", "v19-push-log-without-key",
     ]
 
     /// Two servers starting at once on an empty database: one migrates, the other
