@@ -78,6 +78,14 @@ extension PostgresStore {
     /// A push is two rows (v11): its message, written once, and its progress.
     static let outboxRows = "outbox o JOIN outbox_message m ON m.id = o.id"
 
+    /// The ids of the adventure bound as `$1`'s pushes: those its ticks queued,
+    /// named by their rows of the tick log, and the others (v18).
+    static let adventurePushIDs = """
+        SELECT unnest(pushes) FROM tick_log WHERE adventure = $1
+        UNION ALL
+        SELECT id FROM outbox_message WHERE adventure = $1 AND NOT in_tick_log
+        """
+
     static let outboxColumns = """
         o.id, m.adventure, m.target_kind, m.target_id, m.push_type, m.topic, m.priority, m.expiration, m.payload, m.reason,
         m.has_alert, m.is_end, o.supersedable, m.tick, o.state, o.outcome, o.attempts, m.created_at
@@ -100,15 +108,11 @@ extension PostgresStore {
 
     static func pushType(_ stored: String) throws -> PushType { try StoredValues.pushType(stored) }
 
-    /// An adventure's pushes: those its ticks queued, named by their rows of the
-    /// tick log, and the others (v18).
     func outboxEntries(of adventure: AdventureID, _ connection: PostgresConnection) async throws -> [OutboxEntry] {
-        try await connection.query("""
-            SELECT \(unescaped: Self.outboxColumns) FROM \(unescaped: Self.outboxRows)
-            WHERE m.id IN (SELECT unnest(pushes) FROM tick_log WHERE adventure = \(adventure.rawValue)
-                           UNION ALL
-                           SELECT id FROM outbox_message WHERE adventure = \(adventure.rawValue) AND NOT in_tick_log)
-            ORDER BY m.id
-            """, logger: logger).decodeAll(OutboxColumns.self).map(Self.entry)
+        var query = PostgresQuery(unsafeSQL: """
+            SELECT \(Self.outboxColumns) FROM \(Self.outboxRows) WHERE m.id IN (\(Self.adventurePushIDs)) ORDER BY m.id
+            """)
+        query.binds.append(adventure.rawValue, context: .default)
+        return try await connection.query(query, logger: logger).decodeAll(OutboxColumns.self).map(Self.entry)
     }
 }

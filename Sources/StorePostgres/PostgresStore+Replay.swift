@@ -24,10 +24,9 @@ extension PostgresStore {
                 """, logger: logger).decodeAll((Int, String).self).map {
                 ScheduledCommand(tick: $0.0, command: try CommandJSON.decode($0.1))
             }
-            let outboxCount = try await connection.query("""
-                SELECT (SELECT COALESCE(SUM(cardinality(pushes)), 0) FROM tick_log WHERE adventure = \(adventure.rawValue))
-                     + (SELECT COUNT(*) FROM outbox_message WHERE adventure = \(adventure.rawValue) AND NOT in_tick_log)
-                """, logger: logger).decodeOne(Int.self)
+            var count = PostgresQuery(unsafeSQL: "SELECT COUNT(*) FROM (\(Self.adventurePushIDs)) AS pushes")
+            count.binds.append(adventure.rawValue, context: .default)
+            let outboxCount = try await connection.query(count, logger: logger).decodeOne(Int.self)
             return AdventureRecord(adventure: stored, commands: commands, events: events,
                                    outbox: includingOutbox ? try await outboxEntries(of: adventure, connection) : nil,
                                    outboxCount: outboxCount, activities: activities)
