@@ -24,38 +24,50 @@ extension PostgresStore {
     /// node was taken for stopped.
     func record(_ results: [PushResult], at now: Date, _ connection: PostgresConnection) async throws -> [StoreError?] {
         guard !results.isEmpty else { return [] }
-        // FOR UPDATE: the rows' state cannot change between this check and the
-        // updates below (a recovery by another node waits, then finds them settled).
-        let rows = Dictionary(uniqueKeysWithValues: try await connection.query("""
-            SELECT id, state, claimed_by FROM outbox WHERE id = ANY(\(results.map(\.push.id.rawValue))) ORDER BY id FOR UPDATE
-            """, logger: logger).decodeAll((Int64, String, String?).self).map { ($0.0, ($0.1, $0.2)) })
-        var answered: Set<Int64> = []
-        let refusals: [StoreError?] = results.map { result in
-            let id = result.push.id
-            let row = rows[id.rawValue]
-            // A second answer to one push in the same batch finds it answered by the first.
-            let answeredAlready = answered.contains(id.rawValue)
-            if row?.0 == OutboxState.sending.rawValue { answered.insert(id.rawValue) }
-            return OutboxRules.answerRefusal(id, state: answeredAlready ? "answered" : row?.0, holder: row?.1, claimant: node)
+        // A push's first answer in the batch settles it; a second finds it answered.
+        var first: [Int64: Int] = [:]
+        for (index, result) in results.enumerated() where first[result.push.id.rawValue] == nil {
+            first[result.push.id.rawValue] = index
         }
-        let recorded = zip(results, refusals).filter { $0.1 == nil }.map(\.0)
-        guard !recorded.isEmpty else { return refusals }
-
-        let settled = recorded.map { OutboxRules.settlement(of: $0.outcome) }
-        try await connection.query("""
+        let answers = results.enumerated().filter { first[$0.element.push.id.rawValue] == $0.offset }.map(\.element)
+        let settlements = answers.map { OutboxRules.settlement(of: $0.outcome) }
+        // Settled in one statement, and only while `sending` by this node
+        // (`answerRefusal`'s nil case): a recovery by another node waits for it,
+        // then finds them settled. No row is read first, as on SQLite (a read
+        // `FOR UPDATE` logged a lock per push); only those it did not settle are
+        // read, to say why.
+        let settledIDs = Set(try await connection.query("""
             UPDATE outbox SET state = t.state, outcome = NULLIF(t.outcome, ''),
                 next_attempt_at = CASE WHEN t.state = 'pending' THEN t.next_attempt_at ELSE outbox.next_attempt_at END
-            FROM UNNEST(\(recorded.map(\.push.id.rawValue))::int8[], \(settled.map(\.state.rawValue))::text[],
-                        \(settled.map { $0.outcome ?? "" })::text[], \(settled.map { $0.nextAttempt ?? now })::timestamptz[])
+            FROM UNNEST(\(answers.map(\.push.id.rawValue))::int8[], \(settlements.map(\.state.rawValue))::text[],
+                        \(settlements.map { $0.outcome ?? "" })::text[], \(settlements.map { $0.nextAttempt ?? now })::timestamptz[])
                  AS t(id, state, outcome, next_attempt_at)
-            WHERE outbox.id = t.id
-            """, logger: logger)
+            WHERE outbox.id = t.id AND outbox.state = 'sending' AND outbox.claimed_by = \(node)
+            RETURNING outbox.id
+            """, logger: logger).decodeAll(Int64.self))
+        let unsettled = answers.map(\.push.id.rawValue).filter { !settledIDs.contains($0) }
+        let rows = unsettled.isEmpty ? [:] : Dictionary(uniqueKeysWithValues: try await connection.query("""
+            SELECT id, state, claimed_by FROM outbox WHERE id = ANY(\(unsettled))
+            """, logger: logger).decodeAll((Int64, String, String?).self).map { ($0.0, ($0.1, $0.2)) })
+        let refusals: [StoreError?] = results.enumerated().map { index, result in
+            let id = result.push.id
+            if settledIDs.contains(id.rawValue) {
+                return first[id.rawValue] == index ? nil
+                    : OutboxRules.answerRefusal(id, state: "answered", holder: nil, claimant: node)
+            }
+            let row = rows[id.rawValue]
+            return OutboxRules.answerRefusal(id, state: row?.0, holder: row?.1, claimant: node)
+                ?? .conflict("outbox row \(id) is no longer being sent by this node")
+        }
+        let recorded = zip(answers, settlements).filter { settledIDs.contains($0.0.push.id.rawValue) }
+        guard !recorded.isEmpty else { return refusals }
+
         // A push to try again whose target got a newer push while it was out is
         // superseded at once: it is not sent again, nor shown waiting meanwhile.
-        let retried = zip(recorded, settled).filter { $0.1.state == .pending && $0.0.push.message.supersedable }.map(\.0.push.id.rawValue)
+        let retried = recorded.filter { $0.1.state == .pending && $0.0.push.message.supersedable }.map(\.0.push.id.rawValue)
         _ = try await supersedeWhereNewer(retried, connection)
 
-        let logged = zip(recorded, settled).compactMap { result, settlement in settlement.log.map { (result.push, $0) } }
+        let logged = recorded.compactMap { result, settlement in settlement.log.map { (result.push, $0) } }
         if !logged.isEmpty {
             let pushes = logged.map(\.0), lines = logged.map(\.1)
             try await connection.query("""
@@ -69,7 +81,7 @@ extension PostgresStore {
                 ORDER BY position
                 """, logger: logger)
         }
-        for result in recorded {
+        for (result, _) in recorded {
             switch (result.outcome, result.push.destination, result.push.message.target) {
             case (.tokenInvalid(_, let reason, let since, _, _), .device(let token), _):
                 try await invalidate(token, reason: reason, since: since, at: now, connection)
@@ -80,7 +92,7 @@ extension PostgresStore {
             }
         }
         // The member told to leave has left once that push is done with, whatever APNs said.
-        let done = zip(recorded, settled).filter { $0.1.state != .pending }.map(\.0.push.message)
+        let done = recorded.filter { $0.1.state != .pending }.map(\.0.push.message)
         try await finishLeaving(done.compactMap(Self.leavingMember), connection)
         return refusals
     }

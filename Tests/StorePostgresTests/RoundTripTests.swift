@@ -8,8 +8,9 @@ import Testing
 import Vocabulary
 
 /// A batch of ticks costs a fixed number of statements, whatever it holds:
-/// counted by the server itself (`pg_stat_statements`).
-@Suite(.enabled(if: PostgresTestServer.isAvailable, Comment(rawValue: PostgresTestServer.skipped)), .closesStores)
+/// counted by the server itself (`pg_stat_statements`). One test at a time: a
+/// reset of the counts is the server's, not a database's.
+@Suite(.enabled(if: PostgresTestServer.isAvailable, Comment(rawValue: PostgresTestServer.skipped)), .closesStores, .serialized)
 struct PostgresRoundTripTests {
     /// Statements this database ran since the last reset, the heartbeat's left out.
     func statements(_ database: TestDatabase) async throws -> Int {
@@ -63,5 +64,28 @@ struct PostgresRoundTripTests {
         // commands, superseding, pushes, budgets, COMMIT.
         #expect(forOne == forMany)
         #expect(forMany <= 12, "\(forMany) statements for a batch of 25 ticks")
+    }
+
+    /// Answers are settled as they are, in one statement, with no read of their
+    /// rows first: a batch of 75 costs what a batch of one does.
+    @Test func aBatchOfAnswersCostsTheSameStatementsWhateverItHolds() async throws {
+        let database = try await StoreEngine.postgres.database()
+        _ = try await database.rows(sqlite: "", postgres: "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+        let store = try await database.open()
+        #expect(try await store.recordTicks(try await ticks(26, in: store)).allSatisfy { (try? $0.get()) != nil })
+        let claimed = try await store.claimOutbox(limit: 100)
+        try #require(claimed.count == 78)
+
+        try await reset(database)
+        #expect(try await store.record([PushResult(claimed[0], .delivered(apnsID: "one"))]) == [nil])
+        let forOne = try await statements(database)
+        try await reset(database)
+        let refusals = try await store.record(claimed.dropFirst().map { PushResult($0, .delivered(apnsID: "many")) })
+        #expect(refusals.count == 77 && refusals.allSatisfy { $0 == nil })
+        let forMany = try await statements(database)
+        // BEGIN, the settling update, the push log, COMMIT.
+        #expect(forOne == forMany)
+        #expect(forMany <= 4, "\(forMany) statements for a batch of 77 answers")
+        #expect(try await store.pendingOutboxCount() == 0)
     }
 }
