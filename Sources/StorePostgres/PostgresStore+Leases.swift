@@ -49,7 +49,21 @@ extension PostgresStore {
     /// their holder's lease ran out), up to this node's fair share.
     /// `FOR UPDATE SKIP LOCKED`: of nodes taking at once, each adventure goes to
     /// one; the rows another node is taking are passed over, not waited for.
+    ///
+    /// The fair share counts every running adventure, and the due read runs it
+    /// every batch: that count grew with the adventures times the batches. So it
+    /// runs only when a due adventure has no holder at all (just started, or
+    /// given up: one look through `adventure_by_lease_holder`), and otherwise at
+    /// most every tenth of a lease, for those whose holder's lease ran out.
     func takeLeases(dueBy second: Int) async throws {
+        let now = ContinuousClock.now
+        if let counted = lastLeaseCount.withLockedValue({ $0 }), now - counted < lease / 10 {
+            let unheld = try await query("""
+                SELECT EXISTS (SELECT 1 FROM adventure WHERE status = 'running' AND lease_holder IS NULL AND next_tick_at <= \(second))
+                """, logger: logger).decodeOne(Bool.self)
+            guard unheld else { return }
+        }
+        lastLeaseCount.withLockedValue { $0 = now }
         try await transaction { [self] connection in
             let (share, held) = try await leaseCounts(connection)
             let room = share - held

@@ -29,6 +29,8 @@ public final class PostgresStore: RangersStore {
     private let beating: LockedTask
     /// When the heartbeat was last renewed, by this process's monotonic clock.
     private let lastBeat = NIOLockedValueBox<ContinuousClock.Instant?>(nil)
+    /// When this node last counted its fair share to take leases (`takeLeases`).
+    let lastLeaseCount = NIOLockedValueBox<ContinuousClock.Instant?>(nil)
 
     public var heartbeatIsCurrent: Bool {
         lastBeat.withLockedValue { $0 }.map { ContinuousClock.now - $0 < lease } ?? false

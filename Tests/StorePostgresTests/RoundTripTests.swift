@@ -88,4 +88,34 @@ struct PostgresRoundTripTests {
         #expect(forMany <= 4, "\(forMany) statements for a batch of 77 answers")
         #expect(try await store.pendingOutboxCount() == 0)
     }
+
+    /// A due read counts the running adventures for the fair share only when a
+    /// due adventure has no holder, or a tenth of a lease after it last did (for
+    /// leases that ran out): not for every batch.
+    @Test func theFairShareIsCountedWhenThereIsSomethingToTake() async throws {
+        let database = try await StoreEngine.postgres.database()
+        _ = try await database.rows(sqlite: "", postgres: "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+        let store = try await database.open(lease: .seconds(2)) as! PostgresStore
+        func counts() async throws -> Int {
+            let rows = try await database.rows(sqlite: "", postgres: """
+                SELECT COALESCE(SUM(calls), 0)::text FROM pg_stat_statements
+                WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+                  AND query LIKE '%COUNT(*) FILTER (WHERE lease_holder%'
+                """)
+            return Int(rows.first?.first.flatMap { $0 } ?? "") ?? -1
+        }
+        var started: [AdventureID] = []
+        for seed in 0..<3 { started.append(try await Trio.make(in: store).startAdventure(seed: UInt64(seed)).id) }
+        #expect(Set(try await store.dueAdventures(by: 1_002).map(\.id)) == Set(started))
+
+        try await reset(database)
+        for _ in 0..<5 { #expect(try await store.dueAdventures(by: 1_002).count == 3) }
+        #expect(try await counts() == 0, "all due adventures held: nothing to count")
+        started.append(try await Trio.make(in: store).startAdventure(seed: 3).id)
+        #expect(Set(try await store.dueAdventures(by: 1_002).map(\.id)) == Set(started), "a new adventure is taken at once")
+        #expect(try await counts() == 1)
+        try await Task.sleep(for: .milliseconds(300))
+        _ = try await store.dueAdventures(by: 1_002)
+        #expect(try await counts() == 2, "a tenth of a lease later")
+    }
 }
