@@ -208,6 +208,31 @@ import Vocabulary
         #expect(try await restarted.pushLog(of: try #require(adventureID)).count == 3)
     }
 
+    /// A push that was out when its process stopped, and whose activity got a
+    /// newer update meanwhile, is superseded when it is claimed again: only the
+    /// newer one goes (queuing could not supersede it while it was out).
+    @Test(arguments: StoreEngine.available) func aSendInterruptedAfterANewerPushWasQueuedIsSupersededWhenClaimedAgain(
+        engine: StoreEngine
+    ) async throws {
+        let database = try await engine.database()
+        var adventureID: AdventureID?
+        do {
+            let store = try await database.open()
+            let trio = try await Trio.make(in: store)
+            let adventure = try await trio.startAdventure()
+            let activities = try await trio.registerActivities(for: adventure.id)
+            try await store.playNextTick(of: adventure.id) { _ in [update(activities[0], tick: 1)] }
+            try #require(try await store.claimOutbox(limit: 10).count == 1)
+            try await store.playNextTick(of: adventure.id) { _ in [update(activities[0], tick: 2)] }
+            adventureID = adventure.id
+            await database.stop(store)
+        }
+        let restarted = try await database.open()
+        #expect(try await restarted.recoverInterruptedSends() == 1)
+        #expect(try await restarted.claimOutbox(limit: 10).map(\.tick) == [2])
+        #expect(try await states(restarted, try #require(adventureID)) == ["routine@1:superseded", "routine@2:sending"])
+    }
+
     @Test(arguments: StoreEngine.available) func aRetryWaitsItsTurnAndAnAnswerIsRecordedOnce(engine: StoreEngine) async throws {
         let (store, _, adventure, activities) = try await running(engine)
         try await store.playNextTick(of: adventure.id) { _ in [update(activities[1], tick: 1, alert: true)] }
