@@ -4,7 +4,8 @@
 // or, with --database, a PostgreSQL database (`Benchmarks/server-load.sh` runs both).
 //
 //   swift run -c release ServerLoadBench [--adventures 10000] [--seconds 60] [--warm-up 10] [--tick-interval 1]
-//                                        [--batch-size 500] [--in-flight 512] [--ticker-only] [--database postgres://…]
+//                                        [--batch-size 500] [--gather-ms 100] [--in-flight 512] [--ticker-only]
+//                                        [--database postgres://…]
 //                                        [--apns-url https://… --management-url https://… --ca-file F --key-file F
 //                                         --key-id ID --team-id ID]
 //                                        [--followers N --channels on|off] [--bytes-dir DIR] [--analyze on|off]
@@ -56,6 +57,8 @@ struct Options {
     var warmUp = 10
     var tickInterval = 1
     var batchSize = Ticker.Settings().batchSize
+    /// The ticker's pause after a pass that found less than a batch, in milliseconds.
+    var gatherMilliseconds = Int(Ticker.Settings().gatherInterval / .milliseconds(1))
     /// The dispatcher's window: pushes claimed and not yet answered.
     var inFlight = Dispatcher.Settings().maximumInFlight
     /// Without the dispatcher: what the ticker and the store alone keep up with.
@@ -118,6 +121,7 @@ struct Options {
             case "--seconds": options.seconds = value
             case "--warm-up": options.warmUp = value
             case "--batch-size": options.batchSize = value
+            case "--gather-ms": options.gatherMilliseconds = value
             case "--in-flight": options.inFlight = value
             case "--followers": options.followers = value
             case "--tick-interval":
@@ -158,7 +162,7 @@ let configuration = ServerConfiguration(
     gameMasterKey: String(repeating: "k", count: 32), apns: options.apnsURL == nil ? .simulator : .custom, databasePath: directory.appendingPathComponent("load.sqlite").path,
     databaseURL: options.databaseURL, port: 0, contentDirectory: URL(fileURLWithPath: "Content", isDirectory: true),
     followers: FollowerSettings(tokenFollowersPerAdventure: max(options.followers, FollowerSettings().tokenFollowersPerAdventure)),
-    ticker: Ticker.Settings(batchSize: options.batchSize), dispatcher: Dispatcher.Settings(maximumInFlight: options.inFlight))
+    ticker: Ticker.Settings(batchSize: options.batchSize, gatherInterval: .milliseconds(options.gatherMilliseconds)), dispatcher: Dispatcher.Settings(maximumInFlight: options.inFlight))
 let resources = try await ServerResources.open(configuration)
 let store = resources.store
 let content = resources.content
@@ -483,7 +487,7 @@ try await withThrowingTaskGroup(of: Void.self) { tasks in
         late.append("the outbox grew by \(end - start)")
     }
     print("""
-        \(options.adventures) adventures × \(heroes.count) heroes at a \(options.tickInterval) s tick, batches of \(options.batchSize), \(options.inFlight) pushes in flight, \(options.seconds) s measured after \(options.warmUp) s\(options.tickerOnly ? ", ticker only" : "")
+        \(options.adventures) adventures × \(heroes.count) heroes at a \(options.tickInterval) s tick, batches of \(options.batchSize) gathered \(options.gatherMilliseconds) ms, \(options.inFlight) pushes in flight, \(options.seconds) s measured after \(options.warmUp) s\(options.tickerOnly ? ", ticker only" : "")
         ticks stored      \(String(format: "%.0f", stored))/s of \(String(format: "%.0f", due))/s due
         tick lag          p50 \(percentile(0.5)) · p99 \(percentile(0.99)) · max \(lag.last.map { String(format: "%.0f ms", $0) } ?? "-")
         push lag          p50 \(percentile(0.5, of: pushLag)) · p99 \(percentile(0.99, of: pushLag)) · max \(pushLag.last.map { String(format: "%.0f ms", $0) } ?? "-") (from the tick that decided it to APNs' acceptance)
