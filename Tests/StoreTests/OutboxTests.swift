@@ -179,21 +179,28 @@ import Vocabulary
         #expect(try await store.pushToStartRecipients(of: adventure.id).map(\.device) == ["phone-a"])
     }
 
-    @Test(arguments: StoreEngine.available) func sendsInterruptedByACrashAreSentAgain(engine: StoreEngine) async throws {
+    /// A running adventure with its activities, played by a store that then stops
+    /// as a crashed process would (`play` leaves pushes in flight); its database,
+    /// to open again.
+    private func playedByAStoppedProcess(
+        _ engine: StoreEngine, _ play: (any RangersStore, StoredAdventure, [ActivityID]) async throws -> Void
+    ) async throws -> (TestDatabase, AdventureID) {
         let database = try await engine.database()
-        var adventureID: AdventureID?
-        do {
-            let store = try await database.open()
-            let trio = try await Trio.make(in: store)
-            let adventure = try await trio.startAdventure()
-            let activities = try await trio.registerActivities(for: adventure.id)
+        let store = try await database.open()
+        let trio = try await Trio.make(in: store)
+        let adventure = try await trio.startAdventure()
+        try await play(store, adventure, try await trio.registerActivities(for: adventure.id))
+        await database.stop(store)
+        return (database, adventure.id)
+    }
+
+    @Test(arguments: StoreEngine.available) func sendsInterruptedByACrashAreSentAgain(engine: StoreEngine) async throws {
+        let (database, adventure) = try await playedByAStoppedProcess(engine) { store, adventure, activities in
             try await store.playNextTick(of: adventure.id) { _ in activities.map { update($0, tick: 1) } }
             let claimed = try await store.claimOutbox(limit: 10)
             try #require(claimed.count == 3)
             try await store.recordDelivered(claimed[0], apnsID: "a")
-            adventureID = adventure.id
-            // The process stopped with two pushes in flight.
-            await database.stop(store)
+            // The process stops with two pushes in flight.
         }
         let restarted = try await database.open()
         #expect(try await restarted.pendingOutboxCount() == 2)
@@ -205,7 +212,7 @@ import Vocabulary
         #expect(again.allSatisfy { $0.attempts == 2 })
         for push in again { try await restarted.recordDelivered(push, apnsID: "b") }
         #expect(try await restarted.pendingOutboxCount() == 0)
-        #expect(try await restarted.pushLog(of: try #require(adventureID)).count == 3)
+        #expect(try await restarted.pushLog(of: adventure).count == 3)
     }
 
     /// A push that was out when its process stopped, and whose activity got a
@@ -214,23 +221,15 @@ import Vocabulary
     @Test(arguments: StoreEngine.available) func aSendInterruptedAfterANewerPushWasQueuedIsSupersededWhenClaimedAgain(
         engine: StoreEngine
     ) async throws {
-        let database = try await engine.database()
-        var adventureID: AdventureID?
-        do {
-            let store = try await database.open()
-            let trio = try await Trio.make(in: store)
-            let adventure = try await trio.startAdventure()
-            let activities = try await trio.registerActivities(for: adventure.id)
+        let (database, adventure) = try await playedByAStoppedProcess(engine) { store, adventure, activities in
             try await store.playNextTick(of: adventure.id) { _ in [update(activities[0], tick: 1)] }
             try #require(try await store.claimOutbox(limit: 10).count == 1)
             try await store.playNextTick(of: adventure.id) { _ in [update(activities[0], tick: 2)] }
-            adventureID = adventure.id
-            await database.stop(store)
         }
         let restarted = try await database.open()
         #expect(try await restarted.recoverInterruptedSends() == 1)
         #expect(try await restarted.claimOutbox(limit: 10).map(\.tick) == [2])
-        #expect(try await states(restarted, try #require(adventureID)) == ["routine@1:superseded", "routine@2:sending"])
+        #expect(try await states(restarted, adventure) == ["routine@1:superseded", "routine@2:sending"])
     }
 
     @Test(arguments: StoreEngine.available) func aRetryWaitsItsTurnAndAnAnswerIsRecordedOnce(engine: StoreEngine) async throws {
