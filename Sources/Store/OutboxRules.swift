@@ -22,6 +22,15 @@ public enum OutboxRules {
         return nil
     }
 
+    /// Why an answer's settling update, made only while its push is being sent by
+    /// `claimant`, changed nothing: the push's row as read afterwards says why
+    /// (`answerRefusal`); one read as still being sent by `claimant` changed
+    /// between the two.
+    public static func unsettledRefusal(_ push: OutboxID, state: String?, holder: String?, claimant: String) -> StoreError {
+        answerRefusal(push, state: state, holder: holder, claimant: claimant)
+            ?? .conflict("outbox row \(push) is no longer being sent by this store")
+    }
+
     /// What a claim does with a due push.
     public enum ClaimStep: Hashable, Sendable {
         /// It goes nowhere: dropped with `reason` as its outcome. A leave push whose

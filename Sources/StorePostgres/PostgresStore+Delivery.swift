@@ -56,8 +56,7 @@ extension PostgresStore {
                     : OutboxRules.answerRefusal(id, state: "answered", holder: nil, claimant: node)
             }
             let row = rows[id.rawValue]
-            return OutboxRules.answerRefusal(id, state: row?.0, holder: row?.1, claimant: node)
-                ?? .conflict("outbox row \(id) is no longer being sent by this node")
+            return OutboxRules.unsettledRefusal(id, state: row?.0, holder: row?.1, claimant: node)
         }
         let recorded = zip(answers, settlements).filter { settledIDs.contains($0.0.push.id.rawValue) }
         guard !recorded.isEmpty else { return refusals }

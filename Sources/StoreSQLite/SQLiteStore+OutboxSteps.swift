@@ -121,22 +121,27 @@ extension SQLiteStore {
 
     /// Refused unless the push is being sent by this store (`OutboxRules.answerRefusal`).
     static func requireSending(_ push: ClaimedPush, by claimant: String, _ db: Database) throws {
-        let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT state, claimedBy FROM outbox WHERE id = ?"),
-                                   arguments: [push.id.rawValue])
-        let state: String? = row?[0], holder: String? = row.flatMap { $0[1] }
+        let (state, holder) = try progress(of: push, db)
         if let refusal = OutboxRules.answerRefusal(push.id, state: state, holder: holder, claimant: claimant) {
             throw refusal
         }
     }
 
+    /// The push's state and the store whose claim it is, as stored now.
+    private static func progress(of push: ClaimedPush, _ db: Database) throws -> (state: String?, holder: String?) {
+        let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT state, claimedBy FROM outbox WHERE id = ?"),
+                                   arguments: [push.id.rawValue])
+        return (row?[0], row.flatMap { $0[1] })
+    }
+
     /// Settles a push being sent by this store, in one statement; only when it
-    /// changed nothing is the row read again to say why (`requireSending`).
+    /// changed nothing is the row read again to say why (`OutboxRules.unsettledRefusal`).
     static func settle(_ push: ClaimedPush, by claimant: String, as state: OutboxState, outcome: String?, _ update: Statement,
                        _ db: Database) throws {
         try update.run { $0.add(state.rawValue); $0.add(outcome); $0.add(push.id.rawValue); $0.add(claimant) }
         if !db.changedRows {
-            try requireSending(push, by: claimant, db)
-            throw StoreError.conflict("outbox row \(push.id) is no longer being sent by this store")
+            let (stored, holder) = try progress(of: push, db)
+            throw OutboxRules.unsettledRefusal(push.id, state: stored, holder: holder, claimant: claimant)
         }
     }
 

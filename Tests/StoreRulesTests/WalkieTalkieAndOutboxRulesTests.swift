@@ -78,6 +78,17 @@ import Vocabulary
         #expect(OutboxRules.answerRefusal(push, state: "sending", holder: "node-b", claimant: "node-a")
             == .conflict("outbox row 7 was claimed again after this claim was taken for abandoned"))
     }
+
+    /// A settling update that changed nothing is refused as the row now reads,
+    /// and as changed in between when it reads as still being sent by the claimant.
+    @Test func anAnswerTheSettlingUpdateLeftIsRefusedWithTheRowsReason() {
+        let push = OutboxID(7)
+        #expect(OutboxRules.unsettledRefusal(push, state: "sent", holder: "node-a", claimant: "node-a")
+            == OutboxRules.answerRefusal(push, state: "sent", holder: "node-a", claimant: "node-a"))
+        #expect(OutboxRules.unsettledRefusal(push, state: nil, holder: nil, claimant: "node-a") == .notFound("outbox row", id: "7"))
+        #expect(OutboxRules.unsettledRefusal(push, state: "sending", holder: "node-a", claimant: "node-a")
+            == .conflict("outbox row 7 is no longer being sent by this store"))
+    }
 }
 
 @Suite struct SettlementTests {
