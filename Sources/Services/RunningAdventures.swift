@@ -8,8 +8,9 @@ import Vocabulary
 
 /// What the ticker holds of each running adventure between passes: its tick
 /// pipeline (rules and push policy), made once from the stored setup; the adventure as the ticker last
-/// committed it and its activities' budgets, so a pass reads from the store only
-/// what may have changed (commands, activities); the last failure reported.
+/// committed it, its reachable activities as of their last change and their
+/// budgets, so a pass reads from the store only what may have changed (commands,
+/// followers' channels, activities that changed); the last failure reported.
 ///
 /// The store stays the truth: a due adventure whose stored `lastTick` is not the
 /// one held here (a restart, a tick stored by someone else, a refused commit) is
@@ -18,6 +19,14 @@ final class RunningAdventures: @unchecked Sendable {
     private struct Entry {
         var adventure: StoredAdventure
         var ledgers: [ActivityID: BudgetLedger]
+        var activities: HeldActivities?
+    }
+
+    private struct HeldActivities {
+        /// `DueAdventure.activityChanges` when they were read.
+        var changes: Int
+        var members: [LiveActivityRecipient]
+        var followers: [FollowerActivityRecipient]
     }
 
     private let lock = NIOLock()
@@ -36,29 +45,48 @@ final class RunningAdventures: @unchecked Sendable {
         lock.withLock { entries[id]?.ledgers[activity] != nil }
     }
 
-    /// The tick's inputs: the adventure as held (or as just read), the commands
-    /// and activities as read, each activity with its budget.
+    func hasActivities(_ id: AdventureID, asOf changes: Int) -> Bool {
+        lock.withLock { entries[id]?.activities?.changes == changes }
+    }
+
+    /// What the store need not read again.
+    var holdings: HeldByReader {
+        HeldByReader(adventure: { [self] in isKnown($0, atTick: $1) }, activities: { [self] in hasActivities($0, asOf: $1) },
+                     ledger: { [self] in hasLedger($0, $1) })
+    }
+
+    /// The tick's inputs: the adventure and its activities as held or as just
+    /// read, the commands and channels as read, each activity with its budget.
     func inputs(for due: DueAdventure) -> TickInputs? {
         lock.withLock {
             if let stored = due.stored { entries[due.id] = Entry(adventure: stored, ledgers: [:]) }
             guard var entry = entries[due.id] else { return nil }
-            var ledgers: [ActivityID: BudgetLedger] = [:]
-            for activity in due.activities {
-                let id = activity.recipient.activityID
-                ledgers[id] = activity.ledger ?? entry.ledgers[id] ?? BudgetLedger()
+            if let read = due.activities {
+                var ledgers: [ActivityID: BudgetLedger] = [:]
+                for activity in read.members {
+                    let id = activity.recipient.activityID
+                    ledgers[id] = activity.ledger ?? entry.ledgers[id] ?? BudgetLedger()
+                }
+                for activity in read.followers {
+                    let id = activity.recipient.activityID
+                    ledgers[id] = activity.ledger ?? entry.ledgers[id] ?? BudgetLedger()
+                }
+                entry.ledgers = ledgers
+                entry.activities = HeldActivities(changes: due.activityChanges, members: read.members.map(\.recipient),
+                                                  followers: read.followers.map(\.recipient))
+                entries[due.id] = entry
             }
-            for activity in due.followerActivities {
-                let id = activity.recipient.activityID
-                ledgers[id] = activity.ledger ?? entry.ledgers[id] ?? BudgetLedger()
+            // The store reads the activities whenever the adventure is not held at its
+            // tick, so this is not met; if it were, the next pass reads it in full.
+            guard let activities = entry.activities else {
+                entries[due.id] = nil
+                return nil
             }
-            entry.ledgers = ledgers
-            entries[due.id] = entry
             // A channel's budget is read with it every pass: channels are few, and one
             // may open or be made again between two ticks.
             return TickInputs(adventure: entry.adventure, commands: due.commands,
-                              recipients: due.activities.map(\.recipient), ledgers: ledgers,
-                              followers: Followers(channels: due.followerChannels.map(\.recipient),
-                                                   activities: due.followerActivities.map(\.recipient)),
+                              recipients: activities.members, ledgers: entry.ledgers,
+                              followers: Followers(channels: due.followerChannels.map(\.recipient), activities: activities.followers),
                               followerLedgers: Dictionary(uniqueKeysWithValues: due.followerChannels.map {
                                   ($0.recipient.channel, $0.ledger)
                               }))

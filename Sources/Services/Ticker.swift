@@ -185,8 +185,7 @@ public struct Ticker: Service {
     private func computeBatch(skipping: Set<AdventureID>) async throws -> Batch {
         let at = now()
         let due = try await store.dueAdventures(
-            at: at, limit: settings.batchSize, skipping: skipping,
-            isKnown: { [running] in running.isKnown($0, atTick: $1) }, hasLedger: { [running] in running.hasLedger($0, $1) })
+            at: at, limit: settings.batchSize, skipping: skipping, holding: running.holdings)
         return Batch(records: try await nextTicks(of: due), at: at)
     }
 

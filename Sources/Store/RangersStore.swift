@@ -138,11 +138,9 @@ public protocol TickStore: Sendable {
     /// from one snapshot, leaving out `skipping`. Where several nodes share the
     /// store, only those this node holds a lease on: it first takes due adventures
     /// that no live node holds, each taken by one node whatever takes at once, up
-    /// to its fair share (running adventures ÷ live nodes, plus a margin). `isKnown(id, lastTick)` and
-    /// `hasLedger(id, activity)` say what the caller holds already; that is not read.
-    func dueAdventures(at now: Date, limit: Int, skipping: Set<AdventureID>,
-                       isKnown: @escaping @Sendable (AdventureID, Int) -> Bool,
-                       hasLedger: @escaping @Sendable (AdventureID, ActivityID) -> Bool) async throws -> [DueAdventure]
+    /// to its fair share (running adventures ÷ live nodes, plus a margin). What the caller
+    /// says it `holds` already is not read.
+    func dueAdventures(at now: Date, limit: Int, skipping: Set<AdventureID>, holding: HeldByReader) async throws -> [DueAdventure]
     /// Stores many adventures' ticks, each all or nothing: its state, events, the
     /// commands it applied, its pushes and its activities' budgets. A tick is
     /// stored once: only if the stored `lastTick` is the one before it and no
@@ -259,6 +257,6 @@ extension RangersStore {
     /// full, as a reader that holds none of them.
     public func dueAdventures(by second: Int, limit: Int = 1000, skipping: Set<AdventureID> = []) async throws -> [DueAdventure] {
         try await dueAdventures(at: TickSchedule.dueInstant(second: second, phase: 999), limit: limit, skipping: skipping,
-                                isKnown: { _, _ in false }, hasLedger: { _, _ in false })
+                                holding: .nothing)
     }
 }

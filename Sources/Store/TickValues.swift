@@ -4,9 +4,9 @@ import PushPolicy
 import Vocabulary
 
 /// A due adventure as the ticker reads it on each pass. The ticker keeps what it
-/// committed last in memory, so the stored adventure and the activities' budgets
-/// are read only when it does not have them already: after a start, a restart,
-/// or a tick it did not store itself.
+/// committed last in memory, so the stored adventure, its reachable activities
+/// and their budgets are read only when it does not have them already: after a
+/// start, a restart, a tick it did not store itself, or a change to the activities.
 public struct DueAdventure: Hashable, Sendable {
     public var id: AdventureID
     public var lastTick: Int
@@ -14,22 +14,71 @@ public struct DueAdventure: Hashable, Sendable {
     public var stored: StoredAdventure?
     /// Waiting for the next tick, in the order they arrived.
     public var commands: [QueuedCommand]
-    /// The members' activities with a valid token, in the order they were registered.
-    public var activities: [DueActivity]
+    /// How many times the adventure's reachable activities have changed (one
+    /// registered or ended, a token installed or invalidated): the same count, the
+    /// same activities. It only grows.
+    public var activityChanges: Int
+    /// Nil when the reader said it holds them as of `activityChanges`.
+    public var activities: DueActivities?
     /// The open followers' channels, by language.
     public var followerChannels: [DueFollowerChannel]
-    /// The followers' own activities with a valid token, in the order they were registered.
-    public var followerActivities: [DueFollowerActivity]
 
-    public init(id: AdventureID, lastTick: Int, stored: StoredAdventure? = nil, commands: [QueuedCommand], activities: [DueActivity],
-                followerChannels: [DueFollowerChannel] = [], followerActivities: [DueFollowerActivity] = []) {
+    public init(id: AdventureID, lastTick: Int, stored: StoredAdventure? = nil, commands: [QueuedCommand],
+                activityChanges: Int, activities: DueActivities?, followerChannels: [DueFollowerChannel] = []) {
         self.id = id
         self.lastTick = lastTick
         self.stored = stored
         self.commands = commands
+        self.activityChanges = activityChanges
         self.activities = activities
         self.followerChannels = followerChannels
-        self.followerActivities = followerActivities
+    }
+}
+
+/// An adventure's activities that can receive a push now (active, with a valid
+/// token), each in the order it was registered.
+public struct DueActivities: Hashable, Sendable {
+    /// The members'.
+    public var members: [DueActivity]
+    /// The followers' own (no hero).
+    public var followers: [DueFollowerActivity]
+
+    public init(members: [DueActivity] = [], followers: [DueFollowerActivity] = []) {
+        self.members = members
+        self.followers = followers
+    }
+}
+
+/// What the reader of due adventures holds already from an earlier pass: that is
+/// not read again.
+public struct HeldByReader: Sendable {
+    /// Holds the adventure as it was after this tick.
+    public var adventure: @Sendable (AdventureID, Int) -> Bool
+    /// Holds its reachable activities as of this many changes.
+    public var activities: @Sendable (AdventureID, Int) -> Bool
+    /// Holds this activity's budget.
+    public var ledger: @Sendable (AdventureID, ActivityID) -> Bool
+
+    public init(adventure: @escaping @Sendable (AdventureID, Int) -> Bool,
+                activities: @escaping @Sendable (AdventureID, Int) -> Bool,
+                ledger: @escaping @Sendable (AdventureID, ActivityID) -> Bool) {
+        self.adventure = adventure
+        self.activities = activities
+        self.ledger = ledger
+    }
+
+    public static let nothing = HeldByReader(adventure: { _, _ in false }, activities: { _, _ in false }, ledger: { _, _ in false })
+
+    /// Whether the activities are read: a reader that does not hold the adventure
+    /// at its stored tick (`knowsAdventure` false) holds none of its budgets either,
+    /// and they come with the activities.
+    public func readsActivities(of adventure: AdventureID, changes: Int, knowsAdventure: Bool) -> Bool {
+        !knowsAdventure || !activities(adventure, changes)
+    }
+
+    /// Whether an activity's budget is read with it.
+    public func readsLedger(of adventure: AdventureID, _ activity: ActivityID, knowsAdventure: Bool) -> Bool {
+        !knowsAdventure || !ledger(adventure, activity)
     }
 }
 

@@ -29,6 +29,7 @@ enum PostgresSchema {
         Migration(name: "v17-outbox-progress-on-its-page", statements: v17OutboxProgressOnItsPage),
         Migration(name: "v18-pushes-through-ticks", statements: v18PushesThroughTicks),
         Migration(name: "v19-push-log-without-key", statements: v19PushLogWithoutKey),
+        Migration(name: "v20-activity-changes", statements: v20ActivityChanges),
     ]
 
     /// v6's index by (adventure, writing transaction, id) serves every read of an

@@ -7,43 +7,46 @@ import Vocabulary
 
 extension PostgresStore {
     public func dueAdventures(at now: Date, limit: Int, skipping: Set<AdventureID>,
-                              isKnown: @escaping @Sendable (AdventureID, Int) -> Bool,
-                              hasLedger: @escaping @Sendable (AdventureID, ActivityID) -> Bool) async throws -> [DueAdventure] {
+                              holding held: HeldByReader) async throws -> [DueAdventure] {
         let (second, phase) = TickSchedule.secondAndPhase(of: now)
         try await takeLeases(dueBy: second)
         return try await snapshot { [self] connection in
             let due = try await connection.query("""
                 SELECT id, last_tick, has_follower_channels,
-                       EXISTS (SELECT 1 FROM command WHERE command.adventure = adventure.id AND command.tick IS NULL)
+                       EXISTS (SELECT 1 FROM command WHERE command.adventure = adventure.id AND command.tick IS NULL),
+                       (SELECT count(*) FROM activity_change WHERE activity_change.adventure = adventure.id)
                 FROM adventure
                 WHERE status = 'running' AND next_tick_at <= \(second) AND (next_tick_at < \(second) OR tick_phase <= \(phase))
                 AND lease_holder = \(node)
                 ORDER BY next_tick_at, tick_phase, id LIMIT \(max(0, limit) + skipping.count)
-                """, logger: logger).decodeAll((String, Int, Bool, Bool).self)
+                """, logger: logger).decodeAll((String, Int, Bool, Bool, Int).self)
                 .filter { !skipping.contains(AdventureID($0.0)) }.prefix(max(0, limit))
             guard !due.isEmpty else { return [] }
-            // Four statements at most whatever the number of adventures: what is due
-            // (and whether commands wait for each), the adventures the caller does
-            // not hold, the commands of those that have some, their activities; a
-            // fifth for the followers' channels of those that have had one.
-            let ids = due.map(\.0)
-            let unknown = due.filter { !isKnown(AdventureID($0.0), $0.1) }.map(\.0)
+            // Five statements at most whatever the number of adventures: what is due
+            // (and whether commands wait for each, how often its activities changed),
+            // the adventures the caller does not hold, the commands of those that have
+            // some, the activities of those whose activities the caller does not hold,
+            // the followers' channels of those that have had one.
+            let unknown = due.filter { !held.adventure(AdventureID($0.0), $0.1) }.map(\.0)
             var stored: [String: StoredAdventure] = [:]
             if !unknown.isEmpty {
                 for adventure in try await adventures(ids: unknown, connection) { stored[adventure.id.rawValue] = adventure }
             }
             let commanded = due.filter(\.3).map(\.0)
             let commands = commanded.isEmpty ? [:] : try await pendingCommands(of: commanded, connection)
-            // A budget the caller holds is not decoded again.
-            let activities = try await reachableActivities(of: ids, ledgerWanted: { adventure, activity in
-                stored[adventure] != nil || !hasLedger(AdventureID(adventure), activity)
+            let unheld = Set(due.filter { id, _, _, _, changes in
+                held.readsActivities(of: AdventureID(id), changes: changes, knowsAdventure: stored[id] == nil)
+            }.map(\.0))
+            let activities = unheld.isEmpty ? [:] : try await reachableActivities(of: Array(unheld), ledgerWanted: { adventure, activity in
+                held.readsLedger(of: AdventureID(adventure), activity, knowsAdventure: stored[adventure] == nil)
             }, connection)
             let followed = due.filter(\.2).map(\.0)
             let channels = followed.isEmpty ? [:] : try await openChannels(of: followed, connection)
-            return due.map { id, lastTick, _, _ in
+            return due.map { id, lastTick, _, _, changes in
                 DueAdventure(id: AdventureID(id), lastTick: lastTick, stored: stored[id], commands: commands[id] ?? [],
-                             activities: activities[id]?.members ?? [], followerChannels: channels[id] ?? [],
-                             followerActivities: activities[id]?.followers ?? [])
+                             activityChanges: changes,
+                             activities: unheld.contains(id) ? activities[id] ?? DueActivities() : nil,
+                             followerChannels: channels[id] ?? [])
             }
         }
     }
@@ -109,10 +112,8 @@ extension PostgresStore {
     /// `ledgerWanted(adventure, activity)`, else none.
     private func reachableActivities(of adventures: [String],
                                      ledgerWanted: (String, ActivityID) -> Bool = { _, _ in true },
-                                     _ connection: PostgresConnection) async throws
-        -> [String: (members: [DueActivity], followers: [DueFollowerActivity])]
-    {
-        var activities: [String: (members: [DueActivity], followers: [DueFollowerActivity])] = [:]
+                                     _ connection: PostgresConnection) async throws -> [String: DueActivities] {
+        var activities: [String: DueActivities] = [:]
         for (adventure, id, player, hero, frequentUpdates, locale, ledger) in try await connection.query("""
             SELECT a.adventure, a.id, a.player, a.hero_id, a.frequent_updates, a.locale, a.ledger FROM live_activity a
             JOIN activity_token t ON t.activity = a.id AND t.invalidated_at IS NULL
@@ -123,11 +124,11 @@ extension PostgresStore {
             if let hero {
                 let recipient = LiveActivityRecipient(activityID: ActivityID(id), player: PlayerID(player), hero: HeroID(hero),
                                                       frequentUpdates: frequentUpdates, language: locale)
-                activities[adventure, default: ([], [])].members.append(DueActivity(recipient: recipient, ledger: budget))
+                activities[adventure, default: DueActivities()].members.append(DueActivity(recipient: recipient, ledger: budget))
             } else {
                 let recipient = FollowerActivityRecipient(activityID: ActivityID(id), player: PlayerID(player),
                                                           frequentUpdates: frequentUpdates, language: locale)
-                activities[adventure, default: ([], [])].followers.append(
+                activities[adventure, default: DueActivities()].followers.append(
                     DueFollowerActivity(recipient: recipient, ledger: budget))
             }
         }

@@ -24,6 +24,7 @@ enum Schema {
         migrator.registerMigration("v14-adventure-ledgers", migrate: v14AdventureLedgers)
         migrator.registerMigration("v15-pushes-through-ticks", migrate: v15PushesThroughTicks)
         migrator.registerMigration("v16-chained-ticks", migrate: v16ChainedTicks)
+        migrator.registerMigration("v17-activity-changes", migrate: v17ActivityChanges)
         return migrator
     }
 

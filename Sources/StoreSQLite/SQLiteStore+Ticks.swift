@@ -10,40 +10,42 @@ extension SQLiteStore {
     /// phase), most overdue first, from one snapshot, leaving out those in
     /// `skipping`. `isKnown(id, lastTick)` and `hasLedger(id, activity)` say what
     /// the caller already holds; the ledgers of an adventure it does not know are all read.
-    public func dueAdventures(
-        at now: Date, limit: Int, skipping: Set<AdventureID>,
-        isKnown: @escaping @Sendable (AdventureID, Int) -> Bool,
-        hasLedger: @escaping @Sendable (AdventureID, ActivityID) -> Bool
-    ) async throws -> [DueAdventure] {
+    public func dueAdventures(at now: Date, limit: Int, skipping: Set<AdventureID>,
+                              holding held: HeldByReader) async throws -> [DueAdventure] {
         let (second, phase) = TickSchedule.secondAndPhase(of: now)
         return try await read { db in
-            var due: [(id: AdventureID, lastTick: Int, hasChannels: Bool, hasCommands: Bool)] = []
+            var due: [(id: AdventureID, lastTick: Int, hasChannels: Bool, hasCommands: Bool, activityChanges: Int)] = []
             try db.cachedStatement(sql: Self.dueAdventuresSQL)
                 .forEachRow({ $0.add(second); $0.add(second); $0.add(phase); $0.add(max(0, limit) + skipping.count) }) { row in
                     let id = AdventureID(row.string(0))
                     if due.count < limit, !skipping.contains(id) {
-                        due.append((id: id, lastTick: row.int(1), hasChannels: row.bool(2), hasCommands: row.bool(3)))
+                        due.append((id: id, lastTick: row.int(1), hasChannels: row.bool(2), hasCommands: row.bool(3),
+                                    activityChanges: row.int(4)))
                     }
                 }
             // Looked up in GRDB's cache once, not for each adventure (a lookup hashes the whole text).
             let activitiesStatement = try db.cachedStatement(sql: Self.reachableActivitiesSQL)
-            return try due.map { id, lastTick, hasChannels, hasCommands in
-                let known = isKnown(id, lastTick)
+            return try due.map { id, lastTick, hasChannels, hasCommands, activityChanges in
+                let known = held.adventure(id, lastTick)
                 let stored = known ? nil : try Self.requireAdventure(id, db).value()
-                let activities = try Self.reachableActivities(of: id, withLedger: { !known || !hasLedger(id, $0) },
-                                                              activitiesStatement, db)
+                let activities = held.readsActivities(of: id, changes: activityChanges, knowsAdventure: known)
+                    ? try Self.reachableActivities(of: id, withLedger: { held.readsLedger(of: id, $0, knowsAdventure: known) },
+                                                   activitiesStatement, db)
+                    : nil
                 return DueAdventure(id: id, lastTick: lastTick, stored: stored,
-                                    commands: hasCommands ? try Self.pendingCommands(for: id, db) : [], activities: activities.members,
-                                    followerChannels: hasChannels ? try Self.openChannels(of: id, db) : [],
-                                    followerActivities: activities.followers)
+                                    commands: hasCommands ? try Self.pendingCommands(for: id, db) : [],
+                                    activityChanges: activityChanges, activities: activities,
+                                    followerChannels: hasChannels ? try Self.openChannels(of: id, db) : [])
             }
         }
     }
 
-    /// The due adventures, each with whether commands wait for it: most ticks have
-    /// none, and asking here, through the commands' index, spares each a statement.
+    /// The due adventures, each with whether commands wait for it and how often
+    /// its activities changed: most ticks have no command and no change, and
+    /// asking here, through the two indexes, spares each a statement.
     static let dueAdventuresSQL = """
-        SELECT id, lastTick, hasFollowerChannels, EXISTS (SELECT 1 FROM command WHERE command.adventure = adventure.id AND command.tick IS NULL)
+        SELECT id, lastTick, hasFollowerChannels, EXISTS (SELECT 1 FROM command WHERE command.adventure = adventure.id AND command.tick IS NULL),
+               (SELECT count(*) FROM activityChange WHERE activityChange.adventure = adventure.id)
         FROM adventure
         WHERE status = 'running' AND nextTickAt <= ? AND (nextTickAt < ? OR tickPhase <= ?)
         ORDER BY nextTickAt, tickPhase, id LIMIT ?
@@ -55,7 +57,7 @@ extension SQLiteStore {
     /// followers' own (no hero).
     /// `statement` is `reachableActivitiesSQL`'s.
     static func reachableActivities(of adventure: AdventureID, withLedger: (ActivityID) -> Bool, _ statement: Statement,
-                                    _ db: Database) throws -> (members: [DueActivity], followers: [DueFollowerActivity]) {
+                                    _ db: Database) throws -> DueActivities {
         var members: [DueActivity] = [], followers: [DueFollowerActivity] = []
         var ledgers: AdventureLedgers?
         func ledger(of activity: ActivityID) throws -> BudgetLedger {
@@ -76,7 +78,7 @@ extension SQLiteStore {
                     activityID: activityID, player: player, frequentUpdates: frequentUpdates, language: language), ledger: ledger))
             }
         }
-        return (members, followers)
+        return DueActivities(members: members, followers: followers)
     }
 
     static let reachableActivitiesSQL = """

@@ -107,11 +107,12 @@ extension TickerTests {
         }
     }
 
-    /// The ticker keeps each adventure's state and budgets between passes and reads
-    /// only commands and activities again. Played that way, an adventure gets the
-    /// same pushes, for the same reasons, and leaves the same budgets stored, as
-    /// with a new ticker on every tick that reads everything from the store; a
-    /// potion and a dismissed activity on the way reach both.
+    /// The ticker keeps each adventure's state, activities and budgets between
+    /// passes and reads only commands again, and the activities when they changed.
+    /// Played that way, an adventure gets the same pushes, for the same reasons,
+    /// and leaves the same budgets stored, as with a new ticker on every tick that
+    /// reads everything from the store; a potion, a rotated token, a dismissed
+    /// activity and one registered late on the way reach both.
     @Test(arguments: StoreEngine.available) func aTickerHoldingAdventuresDecidesAsOneReadingEverythingFromTheStore(engine: StoreEngine) async throws {
         func play(freshTickerEachTick: Bool) async throws -> (pushes: [String], ledgers: [ActivityID: BudgetLedger]) {
             return try await DeliveryHarness.run(engine) { harness in
@@ -127,8 +128,17 @@ extension TickerTests {
                     if tick == 10 {
                         try await store.enqueueCommand(.usePotion(player: PlayerID(fixture.bao.id), hero: "egghead"), for: id)
                     }
+                    if tick == 15 {
+                        try await store.rotateToken(activityID: ActivityID(fixture.chae.activityID), newToken: Tokens.make(41),
+                                                    by: PlayerID(fixture.chae.id))
+                    }
                     if tick == 20 {
                         try await store.markActivity(ActivityID(fixture.chae.activityID), .dismissed, by: PlayerID(fixture.chae.id))
+                    }
+                    if tick == 30 {
+                        try await store.registerLiveActivity(activityID: "bao-second-device", player: PlayerID(fixture.bao.id),
+                                                             adventure: id, hero: "egghead", token: Tokens.make(42),
+                                                             frequentUpdates: false, locale: "en")
                     }
                     harness.clock.advance(by: 2)
                     let playing = freshTickerEachTick ? ticker() : held
@@ -147,7 +157,8 @@ extension TickerTests {
         #expect(held.pushes.count > 20)
         #expect(held.pushes == fresh.pushes)
         #expect(held.ledgers == fresh.ledgers)
-        #expect(held.ledgers.count == 2, "the dismissed activity is no longer a recipient")
+        #expect(held.ledgers.count == 3, "the dismissed activity is no longer a recipient, the late one is")
+        #expect(held.pushes.contains { $0.contains("bao-second-device") })
     }
 
     /// Content/ as it is, less one hero.

@@ -46,11 +46,9 @@ final class CountingTickStore: TickStore {
     var passes: Int { counts.withLockedValue { $0.passes } }
     var renewals: [Duration] { counts.withLockedValue { $0.renewals } }
 
-    func dueAdventures(at now: Date, limit: Int, skipping: Set<AdventureID>,
-                       isKnown: @escaping @Sendable (AdventureID, Int) -> Bool,
-                       hasLedger: @escaping @Sendable (AdventureID, ActivityID) -> Bool) async throws -> [DueAdventure] {
+    func dueAdventures(at now: Date, limit: Int, skipping: Set<AdventureID>, holding: HeldByReader) async throws -> [DueAdventure] {
         counts.withLockedValue { $0.passes += 1 }
-        return try await store.dueAdventures(at: now, limit: limit, skipping: skipping, isKnown: isKnown, hasLedger: hasLedger)
+        return try await store.dueAdventures(at: now, limit: limit, skipping: skipping, holding: holding)
     }
 
     func recordTicks(_ records: [TickRecord], at now: Date) async throws -> [Result<StoredTick, StoreError>] {

@@ -250,8 +250,8 @@ import Vocabulary
                                                                           frequentUpdates: true, language: "ko")])
         #expect(inputs.ledgers["follower-1"] == BudgetLedger())
         let due = try #require(try await store.dueAdventures(by: 1_000_000).first)
-        #expect(due.activities.map(\.recipient.activityID) == members)
-        #expect(due.followerActivities.map(\.recipient.activityID) == ["follower-1"])
+        #expect(due.activities?.members.map(\.recipient.activityID) == members)
+        #expect(due.activities?.followers.map(\.recipient.activityID) == ["follower-1"])
         // Once its activity has registered, following again wakes nothing.
         let again = try await store.follow(.token(adventure, player: first, device: watchers.devices[0], tokenFollowers: 1),
                                            at: Date())

@@ -265,7 +265,7 @@ import Vocabulary
         let (earlyPhase, latePhase) = (TickSchedule.phase(of: early), TickSchedule.phase(of: late))
         func due(_ phase: Int) async throws -> [AdventureID] {
             try await store.dueAdventures(at: TickSchedule.dueInstant(second: 1_002, phase: phase), limit: 10, skipping: [],
-                                          isKnown: { _, _ in false }, hasLedger: { _, _ in false }).map(\.id)
+                                          holding: .nothing).map(\.id)
         }
         #expect(try await due(0) == [])
         #expect(try await due(earlyPhase - 1) == [])
@@ -275,11 +275,11 @@ import Vocabulary
         #expect(try await store.nextTickDue() == TickSchedule.dueInstant(second: 1_002, phase: earlyPhase))
         // A second late, both are due whatever the phase, the most overdue first.
         #expect(try await store.dueAdventures(at: TickSchedule.dueInstant(second: 1_003, phase: 0), limit: 10, skipping: [],
-                                              isKnown: { _, _ in false }, hasLedger: { _, _ in false }).map(\.id) == [early, late])
+                                              holding: .nothing).map(\.id) == [early, late])
     }
 
-    /// The ticker's read: the stored adventure and budgets only where the ticker
-    /// says it does not hold them; commands and activities always.
+    /// The ticker's read: the stored adventure, its activities and budgets only
+    /// where the ticker says it does not hold them; commands always.
     @Test(arguments: StoreEngine.available) func aDueAdventureIsReadInFullOnlyWhenTheReaderDoesNotHoldIt(engine: StoreEngine) async throws {
         let database = try await engine.database()
         let store = try await database.open()
@@ -292,25 +292,86 @@ import Vocabulary
         #expect(unknown.lastTick == 0)
         #expect(unknown.stored == (try await store.adventure(adventure.id)))
         #expect(unknown.commands == [potion])
-        #expect(unknown.activities.map(\.recipient.activityID) == activities)
-        #expect(unknown.activities.allSatisfy { $0.ledger == BudgetLedger() })
+        #expect(unknown.activities?.members.map(\.recipient.activityID) == activities)
+        #expect(unknown.activities?.members.allSatisfy { $0.ledger == BudgetLedger() } == true)
 
-        let first = activities[0]
+        let first = activities[0], changes = unknown.activityChanges
         let known = try #require(try await store.dueAdventures(
-            at: endOfSecond(1_002), limit: 10, skipping: [], isKnown: { $0 == adventure.id && $1 == 0 },
-            hasLedger: { $1 == first }).first)
+            at: endOfSecond(1_002), limit: 10, skipping: [],
+            holding: HeldByReader(adventure: { $0 == adventure.id && $1 == 0 }, activities: { _, _ in false },
+                                  ledger: { $1 == first })).first)
         #expect(known.stored == nil)
-        #expect(known.activities.map { $0.ledger == nil } == [true, false, false])
+        #expect(known.activities?.members.map { $0.ledger == nil } == [true, false, false])
 
-        // Held at another tick than the stored one: read in full, budgets included.
+        let held = try #require(try await store.dueAdventures(
+            at: endOfSecond(1_002), limit: 10, skipping: [],
+            holding: HeldByReader(adventure: { _, tick in tick == 0 }, activities: { $0 == adventure.id && $1 == changes },
+                                  ledger: { _, _ in true })).first)
+        #expect(held.stored == nil)
+        #expect(held.commands == [potion])
+        #expect(held.activities == nil)
+
+        // Held at another tick than the stored one: read in full, activities and
+        // budgets included, whatever the reader says it holds of them.
         let stale = try #require(try await store.dueAdventures(
-            at: endOfSecond(1_002), limit: 10, skipping: [], isKnown: { _, tick in tick == 5 }, hasLedger: { _, _ in true }).first)
+            at: endOfSecond(1_002), limit: 10, skipping: [],
+            holding: HeldByReader(adventure: { _, tick in tick == 5 }, activities: { _, _ in true }, ledger: { _, _ in true })).first)
         #expect(stale.stored != nil)
-        #expect(stale.activities.allSatisfy { $0.ledger != nil })
+        #expect(stale.activities?.members.count == 3)
+        #expect(stale.activities?.members.allSatisfy { $0.ledger != nil } == true)
+    }
+
+    /// Every way an adventure's reachable activities change counts as a change,
+    /// whichever statement makes it, and a tick's budgets do not: a reader that
+    /// holds the activities as of the count it last read reads them again exactly
+    /// when they changed.
+    @Test(arguments: StoreEngine.available) func everyChangeToTheReachableActivitiesIsCounted(engine: StoreEngine) async throws {
+        let (store, trio, adventure, activities) = try await engine.runningAdventure()
+        func read() async throws -> DueAdventure {
+            try #require(try await store.dueAdventures(by: 4_000).first { $0.id == adventure.id })
+        }
+        /// The count after `change`, which must have grown, and the activities then read.
+        func changed(by change: () async throws -> Void) async throws -> [ActivityID] {
+            let before = try await read().activityChanges
+            try await change()
+            let after = try await read()
+            #expect(after.activityChanges > before)
+            return after.activities?.members.map(\.recipient.activityID) ?? []
+        }
+        let otherParty = try await Trio.make(in: store)
+        let other = try await otherParty.startAdventure()
+
+        #expect(try await changed { try await store.rotateToken(activityID: activities[0], newToken: Tokens.make(77),
+                                                                 by: trio.players[0].id) } == activities)
+        try await store.playNextTick(of: adventure.id, outbox: { _ in activities.map { update($0, tick: 1, alert: true) } },
+                                     ledgers: [activities[1]: spent(at: 1_000)])
+        let claimed = try await store.claimOutbox(limit: 3)
+        let toSecond = try #require(claimed.first { $0.message.target == .liveActivity(activities[1]) })
+        #expect(try await changed { try await store.recordTokenInvalid(toSecond, status: 410, reason: "Unregistered", since: nil) }
+            == [activities[0], activities[2]])
+        #expect(try await changed { try await store.markActivity(activities[2], .ended, by: trio.players[2].id) } == [activities[0]])
+        #expect(try await changed {
+            try await store.registerLiveActivity(activityID: ActivityID("late-\(adventure.id.rawValue.prefix(8))"),
+                                                 player: trio.players[1].id, adventure: adventure.id, hero: trio.roster[1].hero,
+                                                 token: Tokens.make(78), frequentUpdates: false, locale: "en")
+        }.count == 2)
+
+        // A tick, its budgets written, and another adventure's activities: no change here.
+        let before = try await read().activityChanges
+        try await store.playNextTick(of: adventure.id, ledgers: [activities[0]: spent(at: 1_001)])
+        try await otherParty.registerActivities(for: other.id)
+        #expect(try await read().activityChanges == before)
     }
 }
 
 private func endOfSecond(_ second: Int) -> Date { TickSchedule.dueInstant(second: second, phase: 999) }
+
+private func spent(at second: Int) -> BudgetLedger {
+    var ledger = BudgetLedger()
+    ledger.highPrioritySent = [second]
+    ledger.lastPushAt = second
+    return ledger
+}
 
 @Suite struct TickScheduleTests {
     /// Every node and every run must draw the same phase for an adventure.
