@@ -321,4 +321,37 @@ struct PostgresMigrationTests {
             #expect(log.map(\.outbox) == log.map(\.outbox).sorted())
         }
     }
+
+    /// v20 counts changes to an adventure's reachable activities from the
+    /// migration on. Activities registered before it are read as they are, at a
+    /// count of none, and a change after it moves the count.
+    @Test func v20CountsChangesFromActivitiesStoredBefore() async throws {
+        let location = try await PostgresTestServer.shared.freshDatabase()
+        let store = try await PostgresStore.open(location)
+        let logger = Logger(label: "tests.migration")
+        let (trio, adventure, activities) = try await closing(store) {
+            let trio = try await Trio.make(in: store)
+            let adventure = try await trio.startAdventure().id
+            let activities = try await trio.registerActivities(for: adventure)
+            for statement in [
+                "DROP TABLE activity_change", "DROP TRIGGER live_activity_changed ON live_activity",
+                "DROP TRIGGER activity_token_changed ON activity_token", "DROP FUNCTION note_activity_change",
+                "DROP FUNCTION note_activity_token_change", "DELETE FROM schema_migration WHERE name = 'v20-activity-changes'",
+            ] {
+                _ = try await store.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            }
+            return (trio, adventure, activities)
+        }
+        let reopened = try await PostgresStore.open(location)
+        try await closing(reopened) {
+            #expect(try await reopened.appliedMigrations().last == "v20-activity-changes")
+            let before = try #require(try await reopened.dueAdventures(by: 4_000).first)
+            #expect(before.activityChanges == 0)
+            #expect(before.activities?.members.map(\.recipient.activityID) == activities)
+            try await reopened.markActivity(activities[1], .ended, by: trio.players[1].id)
+            let after = try #require(try await reopened.dueAdventures(by: 4_000).first)
+            #expect(after.activityChanges == 1)
+            #expect(after.activities?.members.map(\.recipient.activityID) == [activities[0], activities[2]])
+        }
+    }
 }
