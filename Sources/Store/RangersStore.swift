@@ -139,7 +139,7 @@ public protocol TickStore: Sendable {
     /// store, only those this node holds a lease on: it first takes due adventures
     /// that no live node holds, each taken by one node whatever takes at once, up
     /// to its fair share (running adventures ÷ live nodes, plus a margin). What the caller
-    /// says it `holds` already is not read.
+    /// says it holds already (`holding`) is not read.
     func dueAdventures(at now: Date, limit: Int, skipping: Set<AdventureID>, holding: HeldByReader) async throws -> [DueAdventure]
     /// Stores many adventures' ticks, each all or nothing: its state, events, the
     /// commands it applied, its pushes and its activities' budgets. A tick is
