@@ -345,13 +345,7 @@ struct PostgresMigrationTests {
         let reopened = try await PostgresStore.open(location)
         try await closing(reopened) {
             #expect(try await reopened.appliedMigrations().last == "v20-activity-changes")
-            let before = try #require(try await reopened.dueAdventures(by: 4_000).first)
-            #expect(before.activityChanges == 0)
-            #expect(before.activities?.members.map(\.recipient.activityID) == activities)
-            try await reopened.markActivity(activities[1], .ended, by: trio.players[1].id)
-            let after = try #require(try await reopened.dueAdventures(by: 4_000).first)
-            #expect(after.activityChanges == 1)
-            #expect(after.activities?.members.map(\.recipient.activityID) == [activities[0], activities[2]])
+            try await expectActivityChangesCountedFromNone(in: reopened, trio: trio, adventure: adventure, activities: activities)
         }
     }
 }

@@ -7,7 +7,7 @@ import Vocabulary
 
 /// v17 counts changes to an adventure's reachable activities from the migration
 /// on. Activities registered before it are read as they are, at a count of none,
-/// and a change after it moves the count.
+/// and a change after it moves the count (`expectActivityChangesCountedFromNone`).
 @Suite struct ActivityChangesMigrationTests {
     @Test func v17CountsChangesFromActivitiesStoredBefore() async throws {
         let scratch = try ScratchDatabase()
@@ -18,13 +18,7 @@ import Vocabulary
             adventure = try await trio.startAdventure().id
             activities = try await trio.registerActivities(for: adventure)
         }
-        let store = try scratch.open()
-        let before = try #require(try await store.dueAdventures(by: 4_000).first)
-        #expect(before.activityChanges == 0)
-        #expect(before.activities?.members.map(\.recipient.activityID) == activities)
-        try await store.markActivity(activities[1], .ended, by: trio.players[1].id)
-        let after = try #require(try await store.dueAdventures(by: 4_000).first)
-        #expect(after.activityChanges == 1)
-        #expect(after.activities?.members.map(\.recipient.activityID) == [activities[0], activities[2]])
+        try await expectActivityChangesCountedFromNone(in: try scratch.open(), trio: trio, adventure: adventure,
+                                                       activities: activities)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Game
 import PushPolicy
 import Store
+import Testing
 import Vocabulary
 
 /// The shipped content, read straight from Content/ (the storage tests see only
@@ -178,4 +179,18 @@ public func broadcast(_ channel: FollowerChannelID, tick: Int = 1, alert: Bool =
                   priority: alert ? .high : .low, expiration: 4_000_000_000,
                   payload: Data(#"{"aps":{"event":"\#(end ? "end" : "update")","timestamp":\#(tick)}}"#.utf8),
                   reason: alert ? "alert" : "routine", hasAlert: alert, isEnd: end, supersedable: !alert && !end)
+}
+
+/// After a migration that starts counting changes to the activities: activities
+/// registered before it are read as they are, at a count of none, and ending one
+/// moves the count and takes it out.
+public func expectActivityChangesCountedFromNone(in store: any RangersStore, trio: Trio, adventure: AdventureID,
+                                                 activities: [ActivityID]) async throws {
+    let before = try #require(try await store.dueAdventures(by: 4_000).first)
+    #expect(before.activityChanges == 0)
+    #expect(before.activities?.members.map(\.recipient.activityID) == activities)
+    try await store.markActivity(activities[1], .ended, by: trio.players[1].id)
+    let after = try #require(try await store.dueAdventures(by: 4_000).first)
+    #expect(after.activityChanges == 1)
+    #expect(after.activities?.members.map(\.recipient.activityID) == [activities[0], activities[2]])
 }
