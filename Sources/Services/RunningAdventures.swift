@@ -62,14 +62,11 @@ final class RunningAdventures: @unchecked Sendable {
             if let stored = due.stored { entries[due.id] = Entry(adventure: stored, ledgers: [:]) }
             guard var entry = entries[due.id] else { return nil }
             if let read = due.activities {
+                // A budget not read is the one held; an activity new to the ticker starts with none spent.
                 var ledgers: [ActivityID: BudgetLedger] = [:]
-                for activity in read.members {
-                    let id = activity.recipient.activityID
-                    ledgers[id] = activity.ledger ?? entry.ledgers[id] ?? BudgetLedger()
-                }
-                for activity in read.followers {
-                    let id = activity.recipient.activityID
-                    ledgers[id] = activity.ledger ?? entry.ledgers[id] ?? BudgetLedger()
+                for (id, ledger) in read.members.map({ ($0.recipient.activityID, $0.ledger) })
+                    + read.followers.map({ ($0.recipient.activityID, $0.ledger) }) {
+                    ledgers[id] = ledger ?? entry.ledgers[id] ?? BudgetLedger()
                 }
                 entry.ledgers = ledgers
                 entry.activities = HeldActivities(changes: due.activityChanges, members: read.members.map(\.recipient),
