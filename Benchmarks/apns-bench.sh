@@ -17,7 +17,10 @@
 # with 100 streams, and prints the sender's ratios to it: the ceiling libcurl
 # itself puts on any sender built on it. --rounds N alternates the two N times
 # (default 3) and prints each round's ratios and their median, since this
-# machine's timings move from run to run.
+# machine's timings move from run to run. With `--rate N [--burst-ms MS]` both
+# send at N pushes a second, those due every MS (default 100) at once, as a
+# server's dispatcher does, instead of keeping 100 streams full: what sending
+# costs per push at a server's pace.
 #
 # Installs nginx from the distribution if missing (needs root or sudo), makes a
 # throwaway self-signed certificate, starts nginx on 127.0.0.1:$APNS_BENCH_PORT
@@ -62,15 +65,18 @@ fi
 
 cc -O2 -o "$work/curl-baseline" Benchmarks/CurlBaseline/curl-baseline.c $(pkg-config --cflags --libs libcurl)
 pushes=50000
+pace=()
 previous=""
 for argument in "$@"; do
     [ "$previous" = "--pushes" ] && pushes="$argument"
+    # A paced run paces the baseline alike.
+    case "$previous" in --rate|--burst-ms) pace+=("$previous" "$argument") ;; esac
     previous="$argument"
 done
 ratios="$work/ratios"
 for round in $(seq 1 "$rounds"); do
     echo "round $round of $rounds"
-    base_line="$("$work/curl-baseline" "https://127.0.0.1:$port" "$work/cert.pem" "$pushes" 100)"
+    base_line="$("$work/curl-baseline" "https://127.0.0.1:$port" "$work/cert.pem" "$pushes" 100 ${pace[@]+"${pace[@]}"})"
     echo "  $base_line"
     bench_out="$("$bench" --url "https://127.0.0.1:$port" --ca-file "$work/cert.pem" --connections 1 --streams 100 "$@")"
     echo "$bench_out" | sed 's/^/  /'

@@ -9,6 +9,13 @@
 //       [--pushes 50000] [--connections 1,4] [--streams 100] [--in-flight N]
 //       [--key-file key.p8 --key-id ID --team-id ID]   # a key the endpoint trusts
 //       [--on-swift-pool]   # send from Swift's worker threads, not the transport's own
+//       [--rate N [--burst-ms MS]]   # N pushes a second, those due every MS (default 100)
+//
+// With --rate the pushes go out at that pace, not as fast as they can: every
+// --burst-ms the ones due since the last burst, each in a task of its own on the
+// transport's thread, as a server's dispatcher sends what it claimed. The CPU per
+// push then compares with a server's at the same rate, where libcurl is not kept
+// full and each push carries more of the waking and polling.
 //
 // Without --key-file a fresh key signs the provider tokens (fine for a sink that
 // does not check them).
@@ -33,6 +40,9 @@ struct Options {
     var teamID = "BENCHTEAM1"
     /// Run the sending tasks on the transport's thread (`--on-swift-pool` to not).
     var onTransportThread = true
+    /// Pushes a second, sent in bursts every `burstMilliseconds`; nil for as fast as it can.
+    var rate: Int?
+    var burstMilliseconds = 100
 
     static func parse(_ arguments: [String]) throws -> Options {
         var options = Options()
@@ -58,6 +68,8 @@ struct Options {
             case "--key-id": options.keyID = try value()
             case "--team-id": options.teamID = try value()
             case "--on-swift-pool": options.onTransportThread = false
+            case "--rate": options.rate = try number(value())
+            case "--burst-ms": options.burstMilliseconds = try number(value())
             default: throw UsageError("unknown argument \(arguments[index])")
             }
             index += 1
@@ -133,6 +145,75 @@ let payload = Data(#"""
 /// Made once: formatting a token per push would be the benchmark measuring itself.
 let deviceTokens = (0..<1024).map { String(format: "%064x", $0 * 7919) }
 
+struct SendFailure: Error {
+    var description: String
+}
+
+extension WorkerResult {
+    mutating func record(_ sent: Result<UInt64, SendFailure>) {
+        switch sent {
+        case .success(let nanoseconds): latencies.record(nanoseconds: nanoseconds)
+        case .failure(let failure):
+            failures += 1
+            if firstFailure == nil { firstFailure = failure.description }
+        }
+    }
+}
+
+/// One push: how long it took to be delivered, or why it was not.
+func sendOne(_ index: Int, client: APNsClient) async -> Result<UInt64, SendFailure> {
+    let token = deviceTokens[index % deviceTokens.count]
+    let request = APNsRequest.liveActivity(deviceToken: token, bundleID: bundleID, priority: 5, payload: payload)
+    let started = nanosecondsNow()
+    let outcome = try? await client.send(request).outcome
+    guard case .delivered = outcome else { return .failure(SendFailure(description: outcome.map { "\($0)" } ?? "cancelled")) }
+    return .success(nanosecondsNow() - started)
+}
+
+/// The paced run's results, taken in as each push ends: a task that ended is
+/// gone at once, as in a dispatcher that takes its answers as they come, rather
+/// than kept (with its memory) until the last push.
+final class PacedTally: @unchecked Sendable {
+    private let lock = NSLock()
+    private var result = WorkerResult()
+
+    func record(_ sent: Result<UInt64, SendFailure>) {
+        lock.lock()
+        result.record(sent)
+        lock.unlock()
+    }
+
+    var total: WorkerResult {
+        lock.lock()
+        defer { lock.unlock() }
+        return result
+    }
+}
+
+/// Sends `count` pushes at `rate` a second: every `burstMilliseconds` the ones
+/// due, each in a task of its own (on `executor` when given), as a dispatcher
+/// sends its claims.
+func sendPaced(_ count: Int, rate: Int, burstMilliseconds: Int, client: APNsClient, executor: (any TaskExecutor)?) async -> WorkerResult {
+    let tally = PacedTally()
+    await withDiscardingTaskGroup { group in
+        let clock = ContinuousClock()
+        let start = clock.now
+        var started = 0
+        var bursts = 0
+        while started < count {
+            bursts += 1
+            try? await clock.sleep(until: start + .milliseconds(burstMilliseconds * bursts))
+            let due = min(count, bursts * burstMilliseconds * rate / 1000)
+            while started < due {
+                let index = started
+                group.addTask(executorPreference: executor) { tally.record(await sendOne(index, client: client)) }
+                started += 1
+            }
+        }
+    }
+    return tally.total
+}
+
 /// Sends `count` pushes from `workers` tasks at once, each timing its own pushes.
 /// With `executor`, the workers run on the transport's own thread.
 func sendPushes(_ count: Int, workers: Int, client: APNsClient, executor: (any TaskExecutor)?) async -> WorkerResult {
@@ -141,16 +222,7 @@ func sendPushes(_ count: Int, workers: Int, client: APNsClient, executor: (any T
             group.addTask(executorPreference: executor) {
                 var result = WorkerResult()
                 for index in stride(from: worker, to: count, by: workers) {
-                    let token = deviceTokens[index % deviceTokens.count]
-                    let request = APNsRequest.liveActivity(deviceToken: token, bundleID: bundleID, priority: 5, payload: payload)
-                    let started = nanosecondsNow()
-                    let outcome = try? await client.send(request).outcome
-                    if case .delivered = outcome {
-                        result.latencies.record(nanoseconds: nanosecondsNow() - started)
-                    } else {
-                        result.failures += 1
-                        if result.firstFailure == nil { result.firstFailure = outcome.map { "\($0)" } ?? "cancelled" }
-                    }
+                    result.record(await sendOne(index, client: client))
                 }
                 return result
             }
@@ -181,7 +253,8 @@ do {
 
 /// Sends the rows; returns how many had failures.
 func run() async -> Int {
-    print("libcurl \(CurlLibrary.version), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(options.pushes) pushes per row, endpoint \(options.url)")
+    let pace = options.rate.map { "paced at \($0)/s in bursts every \(options.burstMilliseconds) ms" } ?? "as fast as it can"
+    print("libcurl \(CurlLibrary.version), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(options.pushes) pushes per row, \(pace), endpoint \(options.url)")
     print("connections  streams  in-flight   pushes/s   p50 ms   p99 ms   CPU s/10k  opened  failed")
     var failedRows = 0
     for connections in options.connections {
@@ -208,7 +281,12 @@ func run() async -> Int {
         }
         let cpuBefore = cpuSeconds()
         let started = ContinuousClock.now
-        let result = await sendPushes(options.pushes, workers: inFlight, client: client, executor: executor)
+        let result = if let rate = options.rate {
+            await sendPaced(options.pushes, rate: rate, burstMilliseconds: options.burstMilliseconds, client: client,
+                            executor: executor)
+        } else {
+            await sendPushes(options.pushes, workers: inFlight, client: client, executor: executor)
+        }
         let elapsed = ContinuousClock.now - started
         let cpu = cpuSeconds() - cpuBefore
         await client.shutdown()

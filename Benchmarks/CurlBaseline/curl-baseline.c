@@ -5,9 +5,14 @@
 // and runs it, so the sender's own overhead reads as the ratio of the two rows.
 //
 //   curl-baseline <base-url> <ca-file> <requests> <in-flight> [--fixed-headers]
+//                 [--rate PUSHES-PER-SECOND [--burst-ms MS]]
 //
 // --fixed-headers sends one header list and one URL for every request (no
 // apns-id, four headers): what this baseline did before it sent APNs requests.
+// --rate sends at that pace instead of as fast as it can: every --burst-ms
+// (default 100, the ticker's gathering interval) the pushes due since the last
+// burst, as a server's dispatcher gets them, so that the CPU per push compares
+// with a server's at the same rate rather than with libcurl kept full.
 #include <curl/curl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +23,12 @@
 static size_t discard(char *data, size_t size, size_t count, void *context) {
     (void)data; (void)context;
     return size * count;
+}
+
+static double now_seconds(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return now.tv_sec + now.tv_nsec / 1e9;
 }
 
 static double cpu_seconds(void) {
@@ -55,16 +66,25 @@ static void prepare(CURL *easy, struct curl_slist **headers, unsigned long push)
 }
 
 int main(int argc, char **argv) {
-    if (argc != 5 && !(argc == 6 && strcmp(argv[5], "--fixed-headers") == 0)) {
-        fprintf(stderr, "usage: %s <base-url> <ca-file> <requests> <in-flight> [--fixed-headers]\n", argv[0]);
+    int fixed = 0;
+    double rate = 0, burst_ms = 100;
+    int usage_error = argc < 5;
+    for (int i = 5; i < argc && !usage_error; i++) {
+        if (strcmp(argv[i], "--fixed-headers") == 0) fixed = 1;
+        else if (strcmp(argv[i], "--rate") == 0 && i + 1 < argc) rate = atof(argv[++i]);
+        else if (strcmp(argv[i], "--burst-ms") == 0 && i + 1 < argc) burst_ms = atof(argv[++i]);
+        else usage_error = 1;
+    }
+    if (usage_error) {
+        fprintf(stderr, "usage: %s <base-url> <ca-file> <requests> <in-flight> [--fixed-headers]"
+                        " [--rate PUSHES-PER-SECOND [--burst-ms MS]]\n", argv[0]);
         return 2;
     }
     base = argv[1];
     const char *ca = argv[2];
     int total = atoi(argv[3]), in_flight = atoi(argv[4]);
-    int fixed = argc == 6;
-    if (total <= 0 || in_flight <= 0 || in_flight > 10000) {
-        fprintf(stderr, "requests and in-flight must be positive (in-flight at most 10000)\n");
+    if (total <= 0 || in_flight <= 0 || in_flight > 10000 || rate < 0 || burst_ms <= 0) {
+        fprintf(stderr, "requests and in-flight must be positive (in-flight at most 10000), --rate and --burst-ms too\n");
         return 2;
     }
     char fixed_url[512];
@@ -83,12 +103,14 @@ int main(int argc, char **argv) {
     curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, 1L);
 
     int started = 0, finished = 0, failed = 0, running = 0;
-    struct timespec begin, end;
-    clock_gettime(CLOCK_MONOTONIC, &begin);
+    // Handles not in use; paced runs start them at each burst.
+    CURL **idle = calloc((size_t)in_flight, sizeof *idle);
+    int idle_count = 0;
+    double begin = now_seconds();
     double cpu_begin = cpu_seconds();
-    for (; started < in_flight && started < total; started++) {
+    for (int slot = 0; slot < in_flight && slot < total; slot++) {
         CURL *easy = curl_easy_init();
-        curl_easy_setopt(easy, CURLOPT_PRIVATE, (char *)&lists[started]);
+        curl_easy_setopt(easy, CURLOPT_PRIVATE, (char *)&lists[slot]);
         curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);
         curl_easy_setopt(easy, CURLOPT_PIPEWAIT, 1L);
         curl_easy_setopt(easy, CURLOPT_POSTFIELDS, body);
@@ -98,12 +120,24 @@ int main(int argc, char **argv) {
         if (fixed) {
             curl_easy_setopt(easy, CURLOPT_URL, fixed_url);
             curl_easy_setopt(easy, CURLOPT_HTTPHEADER, fixed_headers);
-        } else {
-            prepare(easy, &lists[started], (unsigned long)started);
         }
-        curl_multi_add_handle(multi, easy);
+        idle[idle_count++] = easy;
     }
+    double next_burst = begin;
     while (finished < total) {
+        // As fast as it can: every idle handle at once. Paced: what is due by now.
+        int due = rate > 0 ? (int)((next_burst - begin) * rate + 0.5) : total;
+        if (rate > 0 && now_seconds() >= next_burst) next_burst += burst_ms / 1000;
+        while (idle_count > 0 && started < total && started < due) {
+            CURL *easy = idle[--idle_count];
+            if (!fixed) {
+                char *slot;
+                curl_easy_getinfo(easy, CURLINFO_PRIVATE, &slot);
+                prepare(easy, (struct curl_slist **)slot, (unsigned long)started);
+            }
+            started++;
+            curl_multi_add_handle(multi, easy);
+        }
         curl_multi_perform(multi, &running);
         CURLMsg *message;
         int left;
@@ -119,26 +153,27 @@ int main(int argc, char **argv) {
             finished++;
             // Reused as the sender reuses its handles: removed, then added again.
             curl_multi_remove_handle(multi, easy);
-            if (started < total) {
-                if (!fixed) {
-                    char *slot;
-                    curl_easy_getinfo(easy, CURLINFO_PRIVATE, &slot);
-                    prepare(easy, (struct curl_slist **)slot, (unsigned long)started);
-                }
-                started++;
-                curl_multi_add_handle(multi, easy);
-            } else {
-                curl_easy_cleanup(easy);
-            }
+            idle[idle_count++] = easy;
         }
-        if (finished < total) curl_multi_poll(multi, NULL, 0, 100, NULL);
+        // The next burst, or (kept full) the first of an answer or 100 ms.
+        int wait_ms = 100;
+        if (rate > 0 && started < total) {
+            double until = (next_burst - now_seconds()) * 1000;
+            wait_ms = until < 0 ? 0 : until < 100 ? (int)until + 1 : 100;
+        }
+        // Kept full, handles that just came back start again before any wait.
+        int start_now = rate == 0 && idle_count > 0 && started < total;
+        if (finished < total && !start_now) curl_multi_poll(multi, NULL, 0, wait_ms, NULL);
     }
-    clock_gettime(CLOCK_MONOTONIC, &end);
-    double seconds = (end.tv_sec - begin.tv_sec) + (end.tv_nsec - begin.tv_nsec) / 1e9;
+    double seconds = now_seconds() - begin;
     double cpu = cpu_seconds() - cpu_begin;
-    printf("bare libcurl %s (C, 1 connection, %d in flight, %s): %.0f requests/s, CPU s/10k %.3f, failed %d\n",
-           curl_version_info(CURLVERSION_NOW)->version, in_flight, fixed ? "fixed headers" : "APNs requests",
+    char pace[64] = "as fast as it can";
+    if (rate > 0) snprintf(pace, sizeof pace, "paced at %.0f/s in bursts every %.0f ms", rate, burst_ms);
+    printf("bare libcurl %s (C, 1 connection, %d in flight, %s, %s): %.0f requests/s, CPU s/10k %.3f, failed %d\n",
+           curl_version_info(CURLVERSION_NOW)->version, in_flight, fixed ? "fixed headers" : "APNs requests", pace,
            total / seconds, cpu / total * 10000, failed);
+    for (int i = 0; i < idle_count; i++) curl_easy_cleanup(idle[i]);
+    free(idle);
     curl_multi_cleanup(multi);
     curl_slist_free_all(fixed_headers);
     for (int i = 0; i < in_flight; i++) curl_slist_free_all(lists[i]);
