@@ -5,7 +5,7 @@
 # port; never the system's cluster), with the settings below (durable commits
 # either way) and pg_stat_statements loaded to count statements.
 # The APNs endpoint is `rangers apns-sim` in a process of its own, so the CPU
-# figures are the server's alone.
+# figures are the server's alone; the endpoint's are printed beside them.
 #
 #   bash Benchmarks/server-load.sh ["adventures ..."=1500] [seconds=60] [tick interval=1]
 #   STORES=sqlite bash Benchmarks/server-load.sh "1500 3000 5000"
@@ -80,7 +80,7 @@ key_id=$(sed -n 's/.*key id: \([^ ]*\) .*/\1/p' "$folder/apns-sim.txt")
 team_id=$(sed -n 's/.*team id: \([^ ]*\).*/\1/p' "$folder/apns-sim.txt")
 [[ -n $apns_url && -n $key_id ]] || { echo "server-load.sh: the APNs simulator did not start:" >&2; cat "$folder/apns-sim.txt" >&2; exit 1; }
 apns=(--apns-url "$apns_url" --management-url "$management_url" --ca-file "$ca_file" --key-file "$key_file"
-      --key-id "$key_id" --team-id "$team_id")
+      --key-id "$key_id" --team-id "$team_id" --endpoint-pid "$simulator_pid")
 echo "APNs simulator (own process) at $apns_url"
 
 psql_as() { PGPASSWORD=$password as_postgres "$pgbin/psql" -h 127.0.0.1 -p "$port" -U postgres "$@"; }

@@ -9,6 +9,7 @@
 //                                        [--apns-url https://… --management-url https://… --ca-file F --key-file F
 //                                         --key-id ID --team-id ID]
 //                                        [--followers N --channels on|off] [--bytes-dir DIR] [--analyze on|off]
+//                                        [--endpoint-pid PID]
 //
 // With --followers, every adventure is followed by N players outside its party,
 // in four languages: with --channels on (the default) their apps are on iOS 18
@@ -18,7 +19,10 @@
 //
 // Without --apns-url the simulator runs in this process (its CPU counted with the
 // server's); with it, pushes go to that endpoint (`rangers apns-sim` in a process
-// of its own), so the CPU is the server's alone.
+// of its own), so the CPU is the server's alone. --endpoint-pid names that
+// process, whose CPU is then shown too: the three (server, database, endpoint)
+// share the machine's cores, so their sum per adventure-tick says how many
+// adventures the machine holds.
 //
 // Prints how late ticks are stored after their game time (p50/p99/max), how late
 // pushes are accepted by APNs after the tick that decided them (p50/p99/max), the
@@ -72,6 +76,8 @@ struct Options {
     var keyID = "LOADKEY001"
     var teamID = "LOADTEAM01"
     var managementURL: String?
+    /// The APNs endpoint's process, whose CPU is reported beside the server's.
+    var endpointPID: Int?
     /// Players outside each adventure's party who follow it.
     var followers = 0
     /// Followers on broadcast channels (iOS 18), or each with their own activity.
@@ -124,6 +130,7 @@ struct Options {
             case "--gather-ms": options.gatherMilliseconds = value
             case "--in-flight": options.inFlight = value
             case "--followers": options.followers = value
+            case "--endpoint-pid": options.endpointPID = value
             case "--tick-interval":
                 guard AdventureSetup.tickIntervals.contains(value) else {
                     throw BenchError("--tick-interval must be \(AdventureSetup.tickIntervals.lowerBound)…\(AdventureSetup.tickIntervals.upperBound) seconds")
@@ -345,6 +352,7 @@ struct Sample {
     var at: ContinuousClock.Instant
     var cpu: Double
     var postgresCPU: Double
+    var endpointCPU: Double
     var ticks: Int
     var pushes: Int
     /// Pushes queued and not yet answered (pending or being sent).
@@ -399,20 +407,23 @@ func sample() async -> Sample {
         + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1_000_000
     let activity = try? await (store as? any StoreActivityReporting)?.activity()
     let backlog = try? await store.pendingOutboxCount()
-    return Sample(at: .now, cpu: cpu, postgresCPU: postgresCPUSeconds(), ticks: lags.count, pushes: lags.delivered,
+    return Sample(at: .now, cpu: cpu, postgresCPU: cpuSeconds { name, _ in name == "postgres" },
+                  endpointCPU: options.endpointPID.map { endpoint in cpuSeconds { _, pid in pid == String(endpoint) } } ?? 0,
+                  ticks: lags.count, pushes: lags.delivered,
                   backlog: backlog, broadcasts: lags.broadcasts, activity: activity, leasesTaken: leasesTaken())
 }
 
-/// User and system CPU of every process named `postgres` (the server and its
-/// backends), from /proc/<pid>/stat: fields 14 and 15, in clock ticks.
-func postgresCPUSeconds() -> Double {
+/// User and system CPU of every process that `counts` (by name and pid): every
+/// `postgres` process (the server and its backends), or the APNs endpoint's.
+/// From /proc/<pid>/stat: fields 14 and 15, in clock ticks.
+func cpuSeconds(of counts: (_ name: Substring, _ pid: String) -> Bool) -> Double {
     let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
     let pids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.filter { $0.allSatisfy(\.isNumber) } ?? []
     var total = 0.0
     for pid in pids {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
               let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")"),
-              stat[stat.index(after: open)..<close] == "postgres" else { continue }
+              counts(stat[stat.index(after: open)..<close], pid) else { continue }
         // After the name: state is field 3, so utime (14) and stime (15) are the 12th and 13th.
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
@@ -494,7 +505,7 @@ try await withThrowingTaskGroup(of: Void.self) { tasks in
         outbox backlog    \(backlog)
         on time           \(late.isEmpty ? "yes" : "no: " + late.joined(separator: ", "))
         pushes delivered  \(String(format: "%.0f", pushesPerSecond))/s
-        CPU               \(String(format: "%.2f", (last.cpu - first.cpu) / wall)) cores (ticker, dispatcher\(options.databaseURL == nil ? ", SQLite" : "")\(simulator == nil ? "" : " and the simulator"))\(options.databaseURL == nil ? "" : String(format: "\nPostgreSQL CPU    %.2f cores (every postgres process)", (last.postgresCPU - first.postgresCPU) / wall))
+        CPU               \(String(format: "%.2f", (last.cpu - first.cpu) / wall)) cores (ticker, dispatcher\(options.databaseURL == nil ? ", SQLite" : "")\(simulator == nil ? "" : " and the simulator"))\(options.databaseURL == nil ? "" : String(format: "\nPostgreSQL CPU    %.2f cores (every postgres process)", (last.postgresCPU - first.postgresCPU) / wall))\(options.endpointPID == nil ? "" : String(format: "\nAPNs endpoint CPU %.2f cores (its own process)", (last.endpointCPU - first.endpointCPU) / wall))
         memory            \(memory("VmRSS")) resident, \(memory("VmHWM")) peak; \(String(format: "%.1f KiB", (residentBytes() - residentBeforeSetUp) / 1024 / Double(options.adventures))) per adventure (growth since before the setup)
         """)
     // Per tick stored by this process; on a shared PostgreSQL the log and
@@ -503,6 +514,9 @@ try await withThrowingTaskGroup(of: Void.self) { tasks in
     var perTick = [String(format: "%.2f ms CPU", (last.cpu - first.cpu) / ticks * 1000)]
     if options.databaseURL != nil {
         perTick.append(String(format: "%.2f ms PostgreSQL CPU", (last.postgresCPU - first.postgresCPU) / ticks * 1000))
+    }
+    if options.endpointPID != nil {
+        perTick.append(String(format: "%.2f ms APNs endpoint CPU", (last.endpointCPU - first.endpointCPU) / ticks * 1000))
     }
     if let before = first.activity, let after = last.activity {
         perTick.append(String(format: "%.1f KB of WAL", Double(after.logBytesWritten - before.logBytesWritten) / ticks / 1000))
