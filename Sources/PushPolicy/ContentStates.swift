@@ -1,27 +1,11 @@
 import Catalog
-import Foundation
 import Game
 import Wire
 
 /// Turns the game's state into what the app's widget shows.
 struct ContentStates {
-    let adventureID: String
-    let adventure: Adventure
     let routeName: String
     let strings: StringCatalog
-    let startedAt: Int
-
-    /// A follower's activity (`hero` nil) has no hero of its own: `heroID` is empty.
-    func attributes(for hero: HeroID?) -> AdventureAttributes {
-        AdventureAttributes(
-            adventureID: adventureID,
-            heroID: hero?.rawValue ?? "",
-            routeName: routeName,
-            party: adventure.heroes.map { HeroSummary(id: $0.id.rawValue, name: $0.name, avatar: $0.avatar) },
-            bosses: adventure.bosses.map { BossSummary(id: $0.id.rawValue, name: $0.name, avatar: $0.avatar) },
-            endsAt: Date(timeIntervalSince1970: TimeInterval(startedAt + adventure.setup.timeLimit))
-        )
-    }
 
     /// For a follower (`hero` nil) `currentHealthLevel` is the whole party's:
     /// the same state for every follower of a language, naming no hero of theirs.

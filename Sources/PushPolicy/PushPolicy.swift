@@ -1,4 +1,5 @@
 import Catalog
+import Foundation
 import Game
 import Vocabulary
 import Wire
@@ -22,9 +23,21 @@ public struct PushPolicy: Sendable {
         self.adventure = adventure
         self.content = content
         self.startedAt = startedAt
-        states = ContentStates(adventureID: adventureID.rawValue, adventure: adventure,
-                               routeName: content.route(adventure.setup.route)?.name ?? adventure.setup.route.rawValue,
-                               strings: strings, startedAt: startedAt)
+        states = ContentStates(routeName: content.route(adventure.setup.route)?.name ?? adventure.setup.route.rawValue,
+                               strings: strings)
+    }
+
+    /// What a start push gives the new activity. A follower's (`hero` nil) has no
+    /// hero of its own: `heroID` is empty.
+    func attributes(for hero: HeroID?) -> AdventureAttributes {
+        AdventureAttributes(
+            adventureID: adventureID.rawValue,
+            heroID: hero?.rawValue ?? "",
+            routeName: states.routeName,
+            party: adventure.heroes.map { HeroSummary(id: $0.id.rawValue, name: $0.name, avatar: $0.avatar) },
+            bosses: adventure.bosses.map { BossSummary(id: $0.id.rawValue, name: $0.name, avatar: $0.avatar) },
+            endsAt: Date(timeIntervalSince1970: TimeInterval(startedAt + adventure.setup.timeLimit))
+        )
     }
 
     public func time(ofTick tick: Int) -> Int { startedAt + tick * adventure.setup.tickInterval }
@@ -40,7 +53,7 @@ public struct PushPolicy: Sendable {
             let latest = GameEvent.nextBossAppears(boss: state.boss.boss).text(names: content)
             let payload = LiveActivityPayload(
                 timestamp: UnixTimestamp(seconds: now),
-                event: .start(attributes: states.attributes(for: recipient.hero), alert: alert, requestsUpdateToken: true),
+                event: .start(attributes: attributes(for: recipient.hero), alert: alert, requestsUpdateToken: true),
                 contentState: states.contentState(state, for: recipient.hero, latest: latest, language: recipient.language),
                 staleDate: UnixTimestamp(seconds: staleDate(after: now, frequentUpdates: true)),
                 relevanceScore: relevance(state, for: recipient.hero)
@@ -105,7 +118,7 @@ public struct PushPolicy: Sendable {
     {
         let now = time(ofTick: state.tick)
         let latest = GameEvent.nextBossAppears(boss: state.boss.boss).text(names: content)
-        return (states.attributes(for: nil), states.contentState(state, for: nil, latest: latest, language: language),
+        return (attributes(for: nil), states.contentState(state, for: nil, latest: latest, language: language),
                 state.isRunning ? UnixTimestamp(seconds: staleDate(after: now, frequentUpdates: false)) : nil)
     }
 

@@ -8,14 +8,15 @@ import Vocabulary
 /// `rangers simulate` all go through it, so none of them can decide differently.
 /// Pure: game time comes from the adventure's start and tick interval, never a clock.
 public struct TickPipeline: Sendable {
-    public let adventure: Adventure
     public let policy: PushPolicy
+    /// The policy's: kept once, as a node keeps a pipeline per running adventure.
+    public var adventure: Adventure { policy.adventure }
 
     /// `sharingWith`: a pipeline of another adventure, whose resolved rules this
     /// one shares when both have the same route and heroes (see `Adventure`).
     public init(adventureID: AdventureID, setup: AdventureSetup, startedAt: Int, content: GameContent,
                 strings: StringCatalog, configuration: PushPolicyConfiguration, sharingWith other: TickPipeline? = nil) throws {
-        adventure = try Adventure(setup: setup, content: content, sharingWith: other?.adventure)
+        let adventure = try Adventure(setup: setup, content: content, sharingWith: other?.adventure)
         policy = PushPolicy(configuration: configuration, adventureID: adventureID, adventure: adventure,
                             content: content, strings: strings, startedAt: startedAt)
     }

@@ -15,16 +15,20 @@ public struct PartyID: StringIdentifier {
 }
 
 public struct AdventureID: StringIdentifier {
-    public let rawValue: String
-    public init(_ rawValue: String) { self.rawValue = rawValue }
+    /// Kept compact: a node holds it with every running adventure.
+    private let text: IdentifierText
+    public var rawValue: String { text.string }
+    public init(_ rawValue: String) { text = IdentifierText(rawValue) }
     /// A caller makes the id before storing: the start pushes already carry it.
     public static func random() -> AdventureID { AdventureID(UUID().uuidString.lowercased()) }
 }
 
 /// The id the app's ActivityKit gave a Live Activity.
 public struct ActivityID: StringIdentifier {
-    public let rawValue: String
-    public init(_ rawValue: String) { self.rawValue = rawValue }
+    /// Kept compact: a node holds those of every running adventure.
+    private let text: IdentifierText
+    public var rawValue: String { text.string }
+    public init(_ rawValue: String) { text = IdentifierText(rawValue) }
 }
 
 /// The app's own id for the device it runs on.
