@@ -50,7 +50,7 @@ let (adventures, adventureBytes) = try measure {
         let setup = AdventureSetup(route: routes[index % routes.count], party: roster, tickInterval: 1,
                                    timeLimit: AdventureSetup.longestTimeLimit, seed: UInt64(index))
         let state = try Adventure(setup: setup, content: content.game).start()
-        return StoredAdventure(id: .random(), party: PartyID("party-\(index)"), setup: setup, contentVersion: content.version,
+        return StoredAdventure(id: .random(), party: .random(), setup: setup, contentVersion: content.version,
                                startedAt: 1_800_000_000, state: state, lastTick: 0, nextTickAt: 1_800_000_001)
     }
 }

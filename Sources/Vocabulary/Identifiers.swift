@@ -9,8 +9,10 @@ public struct PlayerID: StringIdentifier {
 }
 
 public struct PartyID: StringIdentifier {
-    public let rawValue: String
-    public init(_ rawValue: String) { self.rawValue = rawValue }
+    /// Kept compact: a node holds it with every running adventure.
+    private let text: IdentifierText
+    public var rawValue: String { text.string }
+    public init(_ rawValue: String) { text = IdentifierText(rawValue) }
     public static func random() -> PartyID { PartyID(UUID().uuidString.lowercased()) }
 }
 
