@@ -192,13 +192,22 @@ private struct JSONParser {
 
     private mutating func parseString() throws(JSONSyntaxError) -> String {
         position += 1  // the opening quote
-        var utf8: [UInt8] = []
+        // Most strings hold no escape: up to the closing quote, the bytes are the text.
+        let start = position
+        while let byte = current, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\"), byte >= 0x20 { position += 1 }
+        if current == UInt8(ascii: "\"") {
+            let text = bytes[start..<position]
+            position += 1
+            guard let string = String(validating: text, as: UTF8.self) else { throw error("string is not valid UTF-8") }
+            return string
+        }
+        var utf8 = Array(bytes[start..<position])
         while true {
             guard let byte = current else { throw error("unterminated string") }
             switch byte {
             case UInt8(ascii: "\""):
                 position += 1
-                guard let string = String(bytes: utf8, encoding: .utf8) else { throw error("string is not valid UTF-8") }
+                guard let string = String(validating: utf8, as: UTF8.self) else { throw error("string is not valid UTF-8") }
                 return string
             case UInt8(ascii: "\\"):
                 position += 1
