@@ -8,8 +8,9 @@ import Vocabulary
 extension SQLiteStore {
     /// Running adventures whose next tick is due by `now` (its second, then its
     /// phase), most overdue first, from one snapshot, leaving out those in
-    /// `skipping`. `isKnown(id, lastTick)` and `hasLedger(id, activity)` say what
-    /// the caller already holds; the ledgers of an adventure it does not know are all read.
+    /// `skipping`. What the caller holds already (`held`: the adventure at its tick,
+    /// its activities as of their changes, their budgets) is not read; for an
+    /// adventure it does not hold, everything is.
     public func dueAdventures(at now: Date, limit: Int, skipping: Set<AdventureID>,
                               holding held: HeldByReader) async throws -> [DueAdventure] {
         let (second, phase) = TickSchedule.secondAndPhase(of: now)
