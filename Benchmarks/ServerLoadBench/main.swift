@@ -142,6 +142,10 @@ struct Options {
         if options.apnsURL != nil, options.keyFile == nil {
             throw BenchError("--apns-url needs --key-file (and --key-id, --team-id) of a key the endpoint trusts")
         }
+        // A pid that names no process would be reported as an endpoint that costs nothing.
+        if let pid = options.endpointPID, !FileManager.default.fileExists(atPath: "/proc/\(pid)/stat") {
+            throw BenchError("--endpoint-pid \(pid): no such process")
+        }
         return options
     }
 }
