@@ -12,7 +12,7 @@ ARG BACKPORTS
 RUN echo "$BACKPORTS" > /etc/apt/sources.list.d/backports.list \
  && apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libsqlite3-dev libssl-dev \
+      libsqlite3-dev libssl-dev zlib1g-dev \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends -t bookworm-backports \
       libcurl4-openssl-dev libcurl4 \
  && rm -rf /var/lib/apt/lists/*
@@ -37,7 +37,7 @@ ARG BACKPORTS
 RUN echo "$BACKPORTS" > /etc/apt/sources.list.d/backports.list \
  && apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      ca-certificates libsqlite3-0 libssl3 tzdata \
+      ca-certificates libsqlite3-0 libssl3 zlib1g tzdata \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends -t bookworm-backports libcurl4 curl \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --user-group --home-dir /data --no-create-home rangers \

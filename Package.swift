@@ -84,6 +84,12 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
+        // zlib, with which the store keeps a push's payload compressed (`StoredPayload`).
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         // The HTTP/2 transport for APNs over one curl multi handle. No curl type leaves it.
         .target(name: "APNsCurl", dependencies: [
             "APNs", "CCurl", "CCurlShim", .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -109,7 +115,7 @@ let package = Package(
         .target(
             name: "Store",
             dependencies: [
-                "Vocabulary", "Game", "PushPolicy",
+                "Vocabulary", "Game", "PushPolicy", "CZlib",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

@@ -29,7 +29,7 @@ libcurl_major() {
     pkg-config --modversion libcurl 2>/dev/null | cut -d. -f1
 }
 
-packages=(libsqlite3-dev libssl-dev pkg-config postgresql nginx chromium fonts-noto-color-emoji fonts-noto-cjk python3 python3-venv
+packages=(libsqlite3-dev libssl-dev zlib1g-dev pkg-config postgresql nginx chromium fonts-noto-color-emoji fonts-noto-cjk python3 python3-venv
           patroni etcd-server haproxy)
 # Services these packages would start on install; the scripts and tests run their own.
 services=(etcd haproxy patroni)

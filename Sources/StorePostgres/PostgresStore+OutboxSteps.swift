@@ -35,7 +35,7 @@ extension PostgresStore {
                 FROM UNNEST(\(queued.map { $0.adventure?.rawValue ?? "" })::text[], \(messages.map(\.target.kind.rawValue))::text[],
                             \(messages.map(\.target.id))::text[], \(messages.map(\.pushType.rawValue))::text[],
                             \(messages.map(\.topic.rawValue))::text[], \(messages.map(\.priority.rawValue))::int8[],
-                            \(messages.map(\.expiration))::int8[], \(messages.map { ByteBuffer(bytes: $0.payload) })::bytea[],
+                            \(messages.map(\.expiration))::int8[], \(messages.map { ByteBuffer(bytes: StoredPayload.stored($0.payload)) })::bytea[],
                             \(messages.map(\.reason))::text[], \(messages.map(\.hasAlert))::bool[], \(messages.map(\.isEnd))::bool[],
                             \(messages.map(\.supersedable))::bool[], \(queued.map { $0.tick ?? -1 })::int8[], \(superseded)::bool[])
                      WITH ORDINALITY AS u(adventure, target_kind, target_id, push_type, topic, priority, expiration, payload, reason,

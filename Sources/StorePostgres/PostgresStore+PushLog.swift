@@ -53,7 +53,7 @@ extension PostgresStore {
                             destination: PushDestination(stored: token, for: target.kind), pushType: try Self.pushType(pushType),
                             priority: priority,
                             status: status, reason: reason, apnsID: apnsID, attempts: attempts, sentAt: sentAt,
-                            tick: tick, decision: decision, payload: payload)
+                            tick: tick, decision: decision, payload: try StoredPayload.payload(fromStored: payload))
     }
 
     public func outbox(of adventure: AdventureID) async throws -> [OutboxEntry] {
@@ -100,7 +100,8 @@ extension PostgresStore {
         let priority = try StoredValues.priority(storedPriority, ofOutboxRow: id)
         guard let state = OutboxState(rawValue: state) else { throw StoreError.corrupt("state '\(state)' of outbox row \(id)") }
         let message = OutboxMessage(target: try PushTarget(kind: kind, id: target), pushType: try Self.pushType(pushType),
-                                    topic: Topic(rawValue: topic), priority: priority, expiration: expiration, payload: payload,
+                                    topic: Topic(rawValue: topic), priority: priority, expiration: expiration,
+                                    payload: try StoredPayload.payload(fromStored: payload),
                                     reason: reason, hasAlert: hasAlert, isEnd: isEnd, supersedable: supersedable)
         return OutboxEntry(id: OutboxID(id), adventure: adventure.map(AdventureID.init), tick: tick, message: message,
                            state: state, outcome: outcome, attempts: attempts, createdAt: createdAt)

@@ -179,7 +179,7 @@ struct OutboxRow: Codable, FetchableRecord {
     func message() throws -> OutboxMessage {
         let priority = try StoredValues.priority(self.priority, ofOutboxRow: nil)
         return OutboxMessage(target: try PushTarget(kind: targetKind, id: targetID), pushType: try Self.pushType(pushType), topic: Topic(rawValue: topic),
-                             priority: priority, expiration: expiration, payload: payload, reason: reason,
+                             priority: priority, expiration: expiration, payload: try StoredPayload.payload(fromStored: payload), reason: reason,
                              hasAlert: hasAlert, isEnd: isEnd, supersedable: supersedable)
     }
 
@@ -214,6 +214,7 @@ struct PushLogRow: Codable, FetchableRecord {
                             target: try PushTarget(kind: targetKind, id: targetID),
                             destination: PushDestination(stored: token, for: try PushTarget(kind: targetKind, id: targetID).kind),
                             pushType: try OutboxRow.pushType(pushType), priority: priority, status: status, reason: reason, apnsID: apnsID,
-                            attempts: attempts, sentAt: sentAt, tick: tick, decision: decision, payload: payload)
+                            attempts: attempts, sentAt: sentAt, tick: tick, decision: decision,
+                            payload: try StoredPayload.payload(fromStored: payload))
     }
 }

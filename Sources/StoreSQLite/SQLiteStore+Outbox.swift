@@ -93,7 +93,8 @@ extension SQLiteStore {
             let known = try StoredValues.priority(row.int(8), ofOutboxRow: id)
             message = OutboxMessage(target: try PushTarget(kind: row.string(4), id: row.string(5)),
                                     pushType: try OutboxRow.pushType(row.string(6)), topic: Topic(rawValue: row.string(7)),
-                                    priority: known, expiration: row.int(9), payload: row.data(10), reason: row.string(11),
+                                    priority: known, expiration: row.int(9), payload: try StoredPayload.payload(fromStored: row.data(10)),
+                                    reason: row.string(11),
                                     hasAlert: row.bool(12), isEnd: row.bool(13), supersedable: row.bool(14))
             guard let queuedAt = row.date(15) else { throw StoreError.corrupt("the time outbox row \(id) was queued") }
             self.queuedAt = queuedAt

@@ -31,7 +31,7 @@ extension SQLiteStore {
         try statements.insertMessage.run {
             $0.add(id); $0.add(adventure?.rawValue); $0.add(message.target.kind.rawValue); $0.add(message.target.id)
             $0.add(message.pushType.rawValue); $0.add(message.topic.rawValue); $0.add(message.priority.rawValue)
-            $0.add(message.expiration); $0.add(message.payload); $0.add(message.reason); $0.add(message.hasAlert)
+            $0.add(message.expiration); $0.add(StoredPayload.stored(message.payload)); $0.add(message.reason); $0.add(message.hasAlert)
             $0.add(message.isEnd); $0.add(tick); $0.add(queuedAt); $0.add(inTickRange)
         }
         if let member = message.leavingMember {

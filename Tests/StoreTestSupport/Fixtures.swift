@@ -113,6 +113,13 @@ public func update(_ activity: ActivityID, tick: Int = 1, alert: Bool = false, e
                   reason: alert ? "alert" : "routine", hasAlert: alert, isEnd: end, supersedable: !alert && !end)
 }
 
+/// An update push with a payload of the size and words the ticker's have (~560 bytes).
+public func realisticUpdate(_ activity: ActivityID) -> OutboxMessage {
+    var message = update(activity)
+    message.payload = Data(#"{"aps":{"content-state":{"boss":{"healthLevel":0.742,"id":"ember-dragon","isEnraged":true,"position":1},"currentHealthLevel":0.418,"eventDescription":"Octo deals 23 damage to Ember Dragon","heroes":[{"healthLevel":0.418,"id":"octo","isKnockedDown":false},{"healthLevel":0.09,"id":"cake","isKnockedDown":false},{"healthLevel":0,"id":"mr-spook","isKnockedDown":true}],"latestEvent":{"args":["Octo","23","Ember Dragon"],"key":"event.damageDealt"},"potions":1},"event":"update","relevance-score":64,"stale-date":1767231875,"timestamp":1767231845}}"#.utf8)
+    return message
+}
+
 extension RangersStore {
     /// Plays the adventure's next tick with the real game and stores it, as the
     /// ticker does, with `outbox` as the tick's pushes.

@@ -1,0 +1,93 @@
+import Foundation
+import Store
+import Testing
+
+@Suite struct StoredPayloadTests {
+    /// The push policy's golden payloads: every kind of push the server sends.
+    private static let goldenPayloads: [(name: String, bytes: Data)] = {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("PushPolicyTests/Golden")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.filter { $0.hasSuffix(".json") }.sorted().map {
+            ($0, (try? Data(contentsOf: folder.appendingPathComponent($0))) ?? Data())
+        }
+    }()
+
+    @Test func everyKindOfPushIsReadBackByteForByteFromLessThanAThirdOfItsBytes() throws {
+        #expect(Self.goldenPayloads.count >= 9)
+        for (name, payload) in Self.goldenPayloads {
+            let stored = StoredPayload.stored(payload)
+            #expect(try StoredPayload.payload(fromStored: stored) == payload, "\(name)")
+            #expect(stored.count * 3 < payload.count, "\(name): \(payload.count) bytes stored in \(stored.count)")
+        }
+    }
+
+    @Test func anUpdateIsStoredInUnderAFifthOfItsBytes() throws {
+        let update = try #require(Self.goldenPayloads.first { $0.name == "update-high-hero-down.json" }).bytes
+        let stored = StoredPayload.stored(update)
+        #expect(stored.first == 0x01)
+        #expect(stored.count * 5 < update.count, "\(update.count) bytes stored in \(stored.count)")
+    }
+
+    /// What every version before this one stored, and still stores where deflating
+    /// would not save a byte: the payload's own JSON.
+    @Test func aPayloadStoredAsItIsIsReadAsItIs() throws {
+        for old in [#"{"push":0}"#, #"{"aps":{"alert":"x"}}"#, "{}"] {
+            #expect(try StoredPayload.payload(fromStored: Data(old.utf8)) == Data(old.utf8))
+        }
+        #expect(StoredPayload.stored(Data("{}".utf8)) == Data("{}".utf8))
+    }
+
+    /// Bytes the store was handed that are not JSON are kept too, deflated.
+    @Test func anyBytesAreReadBackAsTheyWereHanded() throws {
+        var random = SystemRandomNumberGenerator()
+        let noise = Data((0..<3_000).map { _ in UInt8.random(in: 0...255, using: &random) })
+        for bytes in [Data(), Data([0x01]), Data("not json".utf8), noise, Data(repeating: 0x7B, count: 5_000)] {
+            let stored = StoredPayload.stored(bytes)
+            #expect(try StoredPayload.payload(fromStored: stored) == bytes)
+        }
+    }
+
+    /// A payload deflated by the first version of the format: its dictionary may
+    /// never change, or what it stored would read as something else.
+    @Test func aPayloadStoredWithTheFirstDictionaryReadsTheSameForever() throws {
+        let stored = Data(hex: "01233d6d189891913a70250e33636a260f4cc782cca775faa073f2a069ea3033373232353331404b2510614383da5a00")
+        let update = try #require(Self.goldenPayloads.first { $0.name == "update-low.json" }).bytes
+        #expect(try StoredPayload.payload(fromStored: stored) == update)
+    }
+
+    @Test func aDamagedStoredPayloadIsRefusedAsCorruptNotRead() throws {
+        let stored = StoredPayload.stored(try #require(Self.goldenPayloads.first).bytes)
+        let damaged: [(String, Data)] = [
+            ("an unknown first byte", Data([0x02]) + stored.dropFirst()),
+            ("nothing", Data()),
+            ("cut short", stored.prefix(stored.count / 2)),
+            ("with bytes after its end", stored + Data([1, 2, 3])),
+            ("the mark alone", Data([0x01])),
+        ]
+        for (what, bytes) in damaged {
+            #expect(throws: StoreError.self, "\(what)") { try StoredPayload.payload(fromStored: bytes) }
+            do { _ = try StoredPayload.payload(fromStored: bytes) } catch StoreError.corrupt {
+            } catch { Issue.record("\(what): \(error) is not a corrupt stored value") }
+        }
+    }
+
+    @Test func aPayloadThatWouldInflatePastAnyPushIsRefused() {
+        let huge = StoredPayload.stored(Data(repeating: 0x20, count: 2 << 20))
+        #expect(huge.count < 10_000)
+        #expect(throws: StoreError.self) { try StoredPayload.payload(fromStored: huge) }
+    }
+}
+
+private extension Data {
+    init(hex: String) {
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex {
+            let next = hex.index(index, offsetBy: 2)
+            bytes.append(UInt8(hex[index..<next], radix: 16)!)
+            index = next
+        }
+        self.init(bytes)
+    }
+}
