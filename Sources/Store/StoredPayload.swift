@@ -136,9 +136,11 @@ public enum StoredPayload {
         return payload
     }
 
-    /// The words of Live Activity, push-to-start, broadcast and Push To Talk
-    /// payloads and of the shipped content, the commonest last (deflate reaches
-    /// the dictionary's end with the shortest distances). Never edited: see above.
+    /// The words of Live Activity, push-to-start and broadcast payloads and of the
+    /// shipped content, the commonest last (deflate reaches the dictionary's end
+    /// with the shortest distances). Its first line's words are not those of a Push
+    /// To Talk payload (`activeSpeaker`, `transmissionID`, `channelID`): such a
+    /// push is deflated against the rest. Never edited: see above.
     static let dictionaryV1: [UInt8] = Array(("""
         {"activeRemoteParticipant":{"name":""},"aps":{},"channel":"","speaker":"","message":"",
         "input-push-token":1,"attributes-type":"AdventureAttributes","attributes":{"adventureID":"","bosses":[
