@@ -120,6 +120,37 @@ public func realisticUpdate(_ activity: ActivityID) -> OutboxMessage {
     return message
 }
 
+/// Plays a tick of realistic updates to a party's activities and holds each
+/// engine to `StoredPayload`: every payload but the last stored deflated, in
+/// under a quarter of its bytes. The last is then stored again as JSON, as
+/// versions before kept it (`storeAsBefore`), and each payload must come back
+/// byte for byte from the claim, the push log and the outbox. `storedPayloads`
+/// reads the engine's own rows, by push id.
+public func expectPayloadsComeBackWhateverTheirStoredForm(
+    in store: any RangersStore, storedPayloads: () async throws -> [(id: Int64, payload: Data)],
+    storeAsBefore: (Int64, Data) async throws -> Void
+) async throws {
+    let trio = try await Trio.make(in: store)
+    let adventure = try await trio.startAdventure()
+    let activities = try await trio.registerActivities(for: adventure.id)
+    try await store.playNextTick(of: adventure.id) { _ in activities.map { realisticUpdate($0) } }
+    let stored = try await storedPayloads()
+    #expect(stored.count == activities.count)
+    for row in stored.dropLast() {
+        #expect(row.payload.first == 0x01)
+        #expect(row.payload.count * 4 < realisticUpdate(activities[0]).payload.count)
+    }
+    let old = Data(#"{"aps":{"event":"update","timestamp":1}}"#.utf8)
+    try await storeAsBefore(try #require(stored.last).id, old)
+    let sent = Array(activities.map { realisticUpdate($0).payload }.dropLast() + [old])
+
+    let claimed = try await store.claimOutbox(limit: 10)
+    #expect(claimed.sorted { $0.id.rawValue < $1.id.rawValue }.map(\.message.payload) == sent)
+    _ = try await store.record(claimed.map { PushResult($0, .delivered(apnsID: "\($0.id.rawValue)")) }, at: Date())
+    #expect(try await store.pushLog(of: adventure.id).map(\.payload) == sent)
+    #expect(try await store.outbox(of: adventure.id).map(\.message.payload) == sent)
+}
+
 extension RangersStore {
     /// Plays the adventure's next tick with the real game and stores it, as the
     /// ticker does, with `outbox` as the tick's pushes.
