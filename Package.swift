@@ -299,7 +299,7 @@ let package = Package(
         // The store's rules, decided above the seam: no database.
         .testTarget(
             name: "StoreRulesTests",
-            dependencies: ["Vocabulary", "Game", "PushPolicy", "Store"]
+            dependencies: ["Vocabulary", "Game", "Catalog", "PushPolicy", "Store"]
         ),
         // The storage seam's behaviour, each test on every engine.
         .testTarget(

@@ -13,18 +13,19 @@ import Foundation
 /// - `0x01`: raw deflate (RFC 1951) of the payload with `dictionaryV1` preset.
 ///
 /// A dictionary, once a payload has been stored with it, is never edited: a new
-/// one takes a new first byte, and the old one stays for what it wrote.
+/// one takes a new first byte, and the old one stays for what it wrote
+/// (`PresetDeflate`).
 public enum StoredPayload {
     static let deflatedWithV1: UInt8 = 0x01
-    /// An APNs payload is at most 5 KB; a stored one that inflates past this is corrupt.
-    static let largestPayload = 1 << 20
-    /// 8 KiB: a payload up to 4 KB can still refer to the whole dictionary.
-    private static let windowBits: Int32 = 13
-    private static let memoryLevel: Int32 = 4
+
+    /// 8 KiB window: a payload up to 4 KB can still refer to the whole dictionary.
+    /// An APNs payload is at most 5 KB; a stored one that inflates past 1 MiB is corrupt.
+    private static let v1 = PresetDeflate(mark: deflatedWithV1, dictionary: dictionaryV1, windowBits: 13, memoryLevel: 4,
+                                          level: Z_DEFAULT_COMPRESSION, largest: 1 << 20, what: "a stored payload")
 
     /// The bytes to store for `payload`.
     public static func stored(_ payload: Data) -> Data {
-        guard let deflated = deflate(payload) else { return payload }
+        guard let deflated = payload.withUnsafeBytes({ v1.deflate($0) }) else { return payload }
         if payload.first == UInt8(ascii: "{") && deflated.count >= payload.count { return payload }
         return deflated
     }
@@ -33,107 +34,10 @@ public enum StoredPayload {
     public static func payload(fromStored stored: Data) throws -> Data {
         switch stored.first {
         case UInt8(ascii: "{"): return stored
-        case deflatedWithV1: return try inflate(stored.dropFirst())
+        case deflatedWithV1: return try v1.inflate(stored.dropFirst())
         case let mark:
             throw StoreError.corrupt("a stored payload that begins with byte \(mark.map(String.init) ?? "none")")
         }
-    }
-
-    /// `deflatedWithV1` and the deflated bytes; nil only if zlib cannot start,
-    /// and then the payload is stored as it is.
-    private static func deflate(_ payload: Data) -> Data? {
-        guard let primed = primedDeflater else { return nil }
-        var stream = z_stream()
-        guard deflateCopy(&stream, primed.stream) == Z_OK else { return nil }
-        defer { deflateEnd(&stream) }
-        let bound = Int(deflateBound(&stream, UInt(payload.count)))
-        var out = Data(count: 1 + bound)
-        let written: Int? = payload.withUnsafeBytes { input in
-            out.withUnsafeMutableBytes { output in
-                let base = output.bindMemory(to: UInt8.self).baseAddress!
-                base[0] = deflatedWithV1
-                stream.next_in = UnsafeMutablePointer(mutating: input.bindMemory(to: UInt8.self).baseAddress)
-                stream.avail_in = UInt32(input.count)
-                stream.next_out = base + 1
-                stream.avail_out = UInt32(bound)
-                guard CZlib.deflate(&stream, Z_FINISH) == Z_STREAM_END else { return nil }
-                return 1 + bound - Int(stream.avail_out)
-            }
-        }
-        guard let written else { return nil }
-        out.count = written
-        return out
-    }
-
-    /// A deflate stream that has taken in `dictionaryV1` and nothing else. Taking in
-    /// the dictionary is most of the cost of deflating a payload, so each payload is
-    /// deflated by a copy of this stream (`deflateCopy` only reads it: copies can be
-    /// made on any thread at once).
-    private final class PrimedDeflater: @unchecked Sendable {
-        /// At a fixed address: zlib's state points back at its stream.
-        let stream: UnsafeMutablePointer<z_stream>
-
-        init?() {
-            let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
-            stream.initialize(to: z_stream())
-            guard deflateInit2_(stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -windowBits, memoryLevel, Z_DEFAULT_STRATEGY,
-                                zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-                stream.deallocate()
-                return nil
-            }
-            let dictionarySet = dictionaryV1.withUnsafeBufferPointer {
-                deflateSetDictionary(stream, $0.baseAddress, UInt32($0.count))
-            }
-            guard dictionarySet == Z_OK else {
-                deflateEnd(stream)
-                stream.deallocate()
-                return nil
-            }
-            self.stream = stream
-        }
-
-        deinit {
-            deflateEnd(stream)
-            stream.deallocate()
-        }
-    }
-
-    private static let primedDeflater = PrimedDeflater()
-
-    private static func inflate(_ deflated: Data) throws -> Data {
-        var stream = z_stream()
-        guard inflateInit2_(&stream, -windowBits, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-            throw StoreError.corrupt("a stored payload: zlib cannot start")
-        }
-        defer { inflateEnd(&stream) }
-        let dictionarySet = dictionaryV1.withUnsafeBufferPointer {
-            inflateSetDictionary(&stream, $0.baseAddress, UInt32($0.count))
-        }
-        guard dictionarySet == Z_OK else { throw StoreError.corrupt("a stored payload: zlib refused its dictionary") }
-        var payload = Data()
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        var status = Z_OK
-        try deflated.withUnsafeBytes { input in
-            stream.next_in = UnsafeMutablePointer(mutating: input.bindMemory(to: UInt8.self).baseAddress)
-            stream.avail_in = UInt32(input.count)
-            while status == Z_OK {
-                status = chunk.withUnsafeMutableBufferPointer { buffer in
-                    stream.next_out = buffer.baseAddress
-                    stream.avail_out = UInt32(buffer.count)
-                    return CZlib.inflate(&stream, Z_NO_FLUSH)
-                }
-                payload.append(contentsOf: chunk[..<(chunk.count - Int(stream.avail_out))])
-                guard payload.count <= largestPayload else {
-                    throw StoreError.corrupt("a stored payload that inflates past \(largestPayload) bytes")
-                }
-                // Input used up before the stream's end: the stored bytes were cut short.
-                if status == Z_OK && stream.avail_in == 0 && stream.avail_out > 0 { status = Z_BUF_ERROR }
-            }
-        }
-        guard status == Z_STREAM_END, stream.avail_in == 0 else {
-            throw StoreError.corrupt("a stored payload that does not inflate (zlib \(status))")
-        }
-        return payload
     }
 
     /// The words of Live Activity, push-to-start and broadcast payloads and of the
