@@ -32,7 +32,7 @@ extension PostgresStore {
                                        tick_phase, status, state, last_tick, next_tick_at, follow_code)
                 VALUES (\(id.rawValue), \(party.rawValue), \(setup.route.rawValue), \(contentVersion), \(String(setup.seed)),
                         \(roster), \(setup.tickInterval), \(setup.timeLimit), \(startedAt), \(TickSchedule.phase(of: id)),
-                        'running', \(CanonicalJSON.text(of: state)), 0, \(startedAt + setup.tickInterval), \(followCode?.rawValue))
+                        'running', \(ByteBuffer(bytes: StoredGameText.stored(CanonicalJSON.text(of: state)))), 0, \(startedAt + setup.tickInterval), \(followCode?.rawValue))
                 """, logger: logger)
             try await enqueue(outbox.map { QueuedMessage(message: $0, adventure: id, tick: 0) }, at: now, connection)
             return try await requireAdventure(id, lock: "", connection)
@@ -141,10 +141,10 @@ extension PostgresStore {
         return try await self.query(query, logger: logger).decodeAll(AdventureColumns.self).map(Self.adventure)
     }
 
-    typealias AdventureColumns = (String, String, String, String, String, String, Int, Int, Int, Int, String, Int, Int?, Int?, String?)
+    typealias AdventureColumns = (String, String, String, String, String, String, Int, Int, Int, Int, Data, Int, Int?, Int?, String?)
 
     static func adventure(_ row: AdventureColumns) throws -> StoredAdventure {
-        let (id, party, route, contentVersion, seedText, roster, tickInterval, timeLimit, startedAt, tickPhase, stateText,
+        let (id, party, route, contentVersion, seedText, roster, tickInterval, timeLimit, startedAt, tickPhase, storedState,
              lastTick, nextTickAt, endedAt, followCodeText) = row
         let seed = try StoredValues.seed(seedText, ofAdventure: id)
         let decoder = JSONDecoder()
@@ -153,7 +153,7 @@ extension PostgresStore {
         let followCode = try followCodeText.map { text throws(StoreError) in try StoredValues.followCode(text, ofAdventure: id) }
         return StoredAdventure(id: AdventureID(id), party: PartyID(party), setup: setup, contentVersion: contentVersion,
                                startedAt: startedAt, tickPhase: tickPhase,
-                               state: try decoder.decode(AdventureState.self, from: Data(stateText.utf8)),
+                               state: try decoder.decode(AdventureState.self, from: Data(try StoredGameText.text(fromStored: storedState).utf8)),
                                lastTick: lastTick, nextTickAt: nextTickAt, endedAt: endedAt, followCode: followCode)
     }
 }

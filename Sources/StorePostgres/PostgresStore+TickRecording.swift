@@ -91,7 +91,8 @@ extension PostgresStore {
                     lease_until = CASE WHEN t.status = 'running'
                         THEN now() + make_interval(secs => greatest(\(leaseSeconds), 2 * adventure.tick_interval)) END
                 FROM UNNEST(\(records.map(\.adventure.rawValue))::text[], \(records.map(\.tick))::int8[],
-                            \(records.map(\.stateText))::text[], \(records.map(\.state.status.rawValue))::text[])
+                            \(records.map { ByteBuffer(bytes: StoredGameText.stored($0.stateText)) })::bytea[],
+                            \(records.map(\.state.status.rawValue))::text[])
                      AS t(id, tick, state, status)
                 WHERE adventure.id = t.id AND adventure.last_tick = t.tick - 1 AND adventure.status = 'running'
                   AND (adventure.lease_holder IS NULL OR adventure.lease_holder = \(node) OR adventure.lease_until <= now())
@@ -128,14 +129,15 @@ extension PostgresStore {
             record.outbox.map { QueuedMessage(message: $0, adventure: record.adventure, tick: record.tick) }
         }, inTickLog: true, at: now, connection)
         // One row per tick: the node that stored it, its events if it has any
-        // (`TickEventsText`; no events is an empty text, stored as NULL), and the
-        // pushes it queued (v18), positions `first` to `last` of `pushes`.
+        // (`TickEventsText`, stored as `StoredGameText`; no events is no bytes,
+        // stored as NULL), and the pushes it queued (v18), positions `first` to
+        // `last` of `pushes`.
         let lasts = records.reduce(into: [Int]()) { $0.append(($0.last ?? 0) + $1.outbox.count) }
         try await connection.query("""
             INSERT INTO tick_log (adventure, tick, node, events, pushes)
-            SELECT id, tick, \(node), NULLIF(events, ''), CASE WHEN last >= first THEN (\(pushes)::int8[])[first:last] END
+            SELECT id, tick, \(node), NULLIF(events, ''::bytea), CASE WHEN last >= first THEN (\(pushes)::int8[])[first:last] END
             FROM UNNEST(\(records.map(\.adventure.rawValue))::text[], \(records.map(\.tick))::int8[],
-                        \(records.map { TickEventsText.text(of: $0.eventTexts) })::text[],
+                        \(records.map { ByteBuffer(bytes: StoredGameText.stored(TickEventsText.text(of: $0.eventTexts))) })::bytea[],
                         \(zip(records, lasts).map { $1 - $0.outbox.count + 1 })::int4[], \(lasts)::int4[])
                  AS t(id, tick, events, first, last)
             """, logger: logger)

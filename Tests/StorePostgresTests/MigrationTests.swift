@@ -12,12 +12,13 @@ struct PostgresMigrationTests {
     /// A database from before v8 had a row per event; v8 carries every event
     /// over, in order and byte for byte, into a row per tick (since v12, the
     /// tick's row of the tick log). The database is put back as v7 left it (the
-    /// event table, v8 and v12 not applied), then reopened.
+    /// event table, v8, v12 and v21 not applied), then reopened.
     @Test func v8KeepsEveryEventInOrder() async throws {
         let location = try await PostgresTestServer.shared.freshDatabase()
         let store = try await PostgresStore.open(location)
         let id = try await closing(store) {
             let id = try await Trio.make(in: store).startAdventure().id
+            try await store.putGameTextBackAsV20Left()
             let logger = Logger(label: "tests.migration")
             for statement in [
                 // v12 undone: the tick log without events.
@@ -47,7 +48,8 @@ struct PostgresMigrationTests {
             #expect(texts == [LoggedEventText(tick: 1, json: #"{"a":1}"#), LoggedEventText(tick: 1, json: #"{"b":2}"#),
                               LoggedEventText(tick: 1, json: #"{"c":"x\ny"}"#),
                               LoggedEventText(tick: 3, json: #"{"type":"bossEnraged"}"#)])
-            #expect(try await reopened.appliedMigrations().suffix(2) == ["v8-tick-events", "v12-tick-log-events"])
+            #expect(try await reopened.appliedMigrations().suffix(3) == ["v8-tick-events", "v12-tick-log-events",
+                                                                         "v21-deflated-game-text"])
         }
     }
 
@@ -122,7 +124,8 @@ struct PostgresMigrationTests {
     /// its row of the tick log; v12 moves them into that row. Events come back in
     /// order, byte for byte; a tick stored before the tick log began (no row
     /// there) keeps its events, without a node; the ticks after the migration
-    /// follow on. The database is put back as v11 left it, then reopened.
+    /// follow on. The database is put back as v11 left it (v12 and v21 not
+    /// applied), then reopened.
     @Test func v12KeepsEveryTicksEventsInItsRowOfTheTickLog() async throws {
         let location = try await PostgresTestServer.shared.freshDatabase()
         let store = try await PostgresStore.open(location)
@@ -131,6 +134,7 @@ struct PostgresMigrationTests {
             for _ in 1...3 { try await store.playNextTick(of: id) }
             let before = try await store.record(of: id, includingOutbox: false).events
             #expect(Set(before.map(\.tick)) == [1, 2, 3])
+            try await store.putGameTextBackAsV20Left()
             let logger = Logger(label: "tests.migration")
             for statement in [
                 "CREATE TABLE tick_events (adventure TEXT NOT NULL REFERENCES adventure(id), tick INTEGER NOT NULL, events TEXT NOT NULL, PRIMARY KEY (adventure, tick))",
@@ -148,7 +152,7 @@ struct PostgresMigrationTests {
         }
         let reopened = try await PostgresStore.open(location)
         try await closing(reopened) {
-            #expect(try await reopened.appliedMigrations().last == "v12-tick-log-events")
+            #expect(try await reopened.appliedMigrations().suffix(2) == ["v12-tick-log-events", "v21-deflated-game-text"])
             #expect(try await reopened.record(of: id, includingOutbox: false).events == before)
             let logger = Logger(label: "tests.migration")
             let nodes = try await reopened.query("SELECT tick, node FROM tick_log WHERE adventure = \(id.rawValue) ORDER BY tick",
