@@ -19,13 +19,17 @@
 # payloads, 1.45 pushes an adventure-tick. WAL records are not compressed (only
 # full-page images are), so the bytes, not their content, are what counts.
 #
-# Three layouts: "content" as above; "keyed": the same with foreign keys from the
+# Four layouts: "content" as above; "keyed": the same with foreign keys from the
 # tick's events and pushes to their adventure and from an answer to its push, as
-# the server's tables have; and "compact": the content with the state and the
+# the server's tables have; "compact": the content with the state and the
 # events in a binary form a quarter of their JSON's size (what an encoding of
-# their own might reach; not the server's), the payload as it goes to APNs.
+# their own might reach; not the server's), the payload as it goes to APNs; and
+# "deflated": the content in the sizes the store keeps it, deflated against its
+# dictionaries (StoredPayload, StoredGameText): a 183-byte state, 50 bytes of
+# events, 95-byte payloads.
 #
 #   bash Benchmarks/pg-floor.sh [adventures=800] [seconds=30]
+#   LAYOUTS="content deflated" bash Benchmarks/pg-floor.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 adventures=${1:-800}
@@ -66,8 +70,9 @@ postgres_cpu() {
 }
 
 run() {
-    local layout=$1 state_bytes=618 events_bytes=374 adventure_key="" push_key=""
+    local layout=$1 state_bytes=618 events_bytes=374 payload_bytes=558 adventure_key="" push_key=""
     if [[ $layout == compact ]]; then state_bytes=155; events_bytes=94; fi
+    if [[ $layout == deflated ]]; then state_bytes=183; events_bytes=50; payload_bytes=95; fi
     if [[ $layout == keyed ]]; then adventure_key="REFERENCES adventure"; push_key="REFERENCES push"; fi
     local db="floor_$layout"
     psql_ -c "CREATE DATABASE $db" postgres
@@ -94,7 +99,7 @@ WITH ticked AS (
     INSERT INTO tick_log SELECT id, tick, decode(repeat('5b', $events_bytes), 'hex') FROM ticked
 )
 INSERT INTO push (adventure, tick, payload)
-SELECT id, tick, decode(repeat('7b', 558), 'hex') FROM ticked, generate_series(1, 2) n
+SELECT id, tick, decode(repeat('7b', $payload_bytes), 'hex') FROM ticked, generate_series(1, 2) n
 WHERE n = 1 OR (hashint4(id * 31 + tick) & 1023) < 461;
 COMMIT;
 INSERT INTO push_answer SELECT id, 200, gen_random_uuid(), now() FROM push WHERE id > :answered ORDER BY id;
@@ -125,4 +130,4 @@ PY
 }
 
 echo "PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}'), deploy/postgresql.conf, $adventures adventures at a 1 s tick, $seconds s each:"
-for layout in content keyed compact; do run "$layout"; done
+for layout in ${LAYOUTS:-content keyed compact deflated}; do run "$layout"; done
