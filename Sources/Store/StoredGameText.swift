@@ -19,8 +19,8 @@ import Foundation
 public enum StoredGameText {
     static let deflatedWithV1: UInt8 = 0x02
 
-    /// 4 KiB window, `memLevel` 3: a state or a tick's events is far smaller than
-    /// the window and the dictionary together, and a smaller stream is cheaper to copy.
+    /// 4 KiB window, `memLevel` 3: the dictionary and a state or a tick's events
+    /// fit in it, and a smaller stream is cheaper to copy (docs/benchmarks.md).
     private static let v1 = PresetDeflate(mark: deflatedWithV1, dictionary: dictionaryV1, windowBits: 12, memoryLevel: 3,
                                           level: Z_DEFAULT_COMPRESSION, largest: 1 << 20, what: "a stored state or tick's events")
 
