@@ -84,7 +84,7 @@ let package = Package(
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
-        // zlib, with which the store keeps a push's payload compressed (`StoredPayload`).
+        // zlib, with which the store keeps payloads, states and events compressed (`PresetDeflate`).
         .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",

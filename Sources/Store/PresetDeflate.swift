@@ -26,8 +26,26 @@ struct PresetDeflate: Sendable {
         primed = PrimedDeflater(dictionary: dictionary, windowBits: windowBits, memoryLevel: memoryLevel, level: level)
     }
 
+    /// The bytes to store for `input`: `mark` and the deflated bytes, unless zlib
+    /// cannot start or a JSON text (first byte `{`, kept as it is, a stored form of
+    /// its own) would not come out smaller.
+    func stored(_ input: UnsafeRawBufferPointer) -> Data {
+        guard let deflated = deflate(input) else { return Data(input) }
+        if input.first == UInt8(ascii: "{") && deflated.count >= input.count { return Data(input) }
+        return deflated
+    }
+
+    /// What `stored` was given.
+    func value(fromStored stored: Data) throws -> Data {
+        switch stored.first {
+        case UInt8(ascii: "{"): return stored
+        case mark: return try inflate(stored.dropFirst())
+        case let other: throw StoreError.corrupt("\(what) that begins with byte \(other.map(String.init) ?? "none")")
+        }
+    }
+
     /// `mark` and the deflated bytes; nil only if zlib cannot start.
-    func deflate(_ input: UnsafeRawBufferPointer) -> Data? {
+    private func deflate(_ input: UnsafeRawBufferPointer) -> Data? {
         guard let primed else { return nil }
         var stream = z_stream()
         guard deflateCopy(&stream, primed.stream) == Z_OK else { return nil }
@@ -50,7 +68,7 @@ struct PresetDeflate: Sendable {
     }
 
     /// The bytes `deflate` was given, from what follows the first byte.
-    func inflate(_ deflated: Data) throws -> Data {
+    private func inflate(_ deflated: Data) throws -> Data {
         var stream = z_stream()
         guard inflateInit2_(&stream, -windowBits, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
             throw StoreError.corrupt("\(what): zlib cannot start")

@@ -26,26 +26,15 @@ public enum StoredGameText {
 
     /// The bytes to store for `text`.
     public static func stored(_ text: String) -> Data {
+        guard !text.isEmpty else { return Data() }
         var text = text
-        return text.withUTF8 { utf8 in
-            let raw = UnsafeRawBufferPointer(utf8)
-            guard !raw.isEmpty, let deflated = v1.deflate(raw) else { return Data(raw) }
-            if raw.first == UInt8(ascii: "{") && deflated.count >= raw.count { return Data(raw) }
-            return deflated
-        }
+        return text.withUTF8 { v1.stored(UnsafeRawBufferPointer($0)) }
     }
 
     /// The text that `stored` kept.
     public static func text(fromStored stored: Data) throws -> String {
-        let utf8: Data
-        switch stored.first {
-        case nil: return ""
-        case UInt8(ascii: "{"): utf8 = stored
-        case deflatedWithV1: utf8 = try v1.inflate(stored.dropFirst())
-        case let mark?:
-            throw StoreError.corrupt("a stored state or tick's events that begins with byte \(mark)")
-        }
-        guard let text = String(validating: utf8, as: UTF8.self) else {
+        guard !stored.isEmpty else { return "" }
+        guard let text = String(validating: try v1.value(fromStored: stored), as: UTF8.self) else {
             throw StoreError.corrupt("a stored state or tick's events that is not UTF-8")
         }
         return text

@@ -25,19 +25,12 @@ public enum StoredPayload {
 
     /// The bytes to store for `payload`.
     public static func stored(_ payload: Data) -> Data {
-        guard let deflated = payload.withUnsafeBytes({ v1.deflate($0) }) else { return payload }
-        if payload.first == UInt8(ascii: "{") && deflated.count >= payload.count { return payload }
-        return deflated
+        payload.withUnsafeBytes { v1.stored($0) }
     }
 
     /// The payload that `stored` kept.
     public static func payload(fromStored stored: Data) throws -> Data {
-        switch stored.first {
-        case UInt8(ascii: "{"): return stored
-        case deflatedWithV1: return try v1.inflate(stored.dropFirst())
-        case let mark:
-            throw StoreError.corrupt("a stored payload that begins with byte \(mark.map(String.init) ?? "none")")
-        }
+        try v1.value(fromStored: stored)
     }
 
     /// The words of Live Activity, push-to-start and broadcast payloads and of the

@@ -17,15 +17,15 @@ struct DeflatedGameTextPostgresTests {
         let id = try await Trio.make(in: store).startAdventure().id
         for _ in 1...3 { try await store.playNextTick(of: id) }
         let before = try await store.record(of: id, includingOutbox: false)
+        let state = CanonicalJSON.text(of: before.adventure.state)
         let stored = try await store.storedGameText(of: id)
         #expect(stored.state.first == 0x02)
         #expect(!stored.events.isEmpty && stored.events.allSatisfy { $0.first == 0x02 })
         // The state's JSON is at least twice its stored bytes.
-        #expect(stored.state.count * 2 < CanonicalJSON.text(of: before.adventure.state).utf8.count)
+        #expect(stored.state.count * 2 < state.utf8.count)
 
         // The rows rewritten as the version before stored them: their JSON's UTF-8.
         let logger = Logger(label: "tests.deflated-game-text")
-        let state = CanonicalJSON.text(of: before.adventure.state)
         _ = try await store.query("UPDATE adventure SET state = convert_to(\(state), 'UTF8') WHERE id = \(id.rawValue)",
                                   logger: logger)
         for (tick, events) in Dictionary(grouping: before.events, by: \.tick) {
