@@ -121,10 +121,7 @@ extension PostgresStore {
             """, logger: logger).decodeAll(String.self)
         let targets = activities.map { ("liveActivity", $0) } + devices.map { ("pushToStart", $0) } + members.map { ("pushToTalk", $0) }
         guard !targets.isEmpty else { return }
-        try await connection.query("""
-            UPDATE outbox SET state = 'dropped', outcome = \("its token was found invalid: \(reason)")
-            FROM UNNEST(\(targets.map(\.0))::text[], \(targets.map(\.1))::text[]) AS t(kind, id)
-            WHERE outbox.state = 'pending' AND outbox.target_kind = t.kind AND outbox.target_id = t.id
-            """, logger: logger)
+        try await endPending(to: targets.map(\.0), targets.map(\.1), supersedableOnly: false,
+                             as: "dropped", "its token was found invalid: \(reason)", connection)
     }
 }

@@ -361,9 +361,7 @@ extension PostgresStore {
                 deleted_at = \(now), next_attempt_at = \(now), note = \("gone from APNs: \(reason)")
             WHERE id = \(channel.rawValue) AND state = 'open' AND apns_channel_id = \(apnsID.rawValue)
             """, logger: logger)
-        try await connection.query("""
-            UPDATE outbox SET state = 'dropped', outcome = \("its channel is gone from APNs: \(reason)")
-            WHERE state = 'pending' AND target_kind = 'followerChannel' AND target_id = \(channel.rawValue)
-            """, logger: logger)
+        try await endPending(to: [PushTarget.Kind.followerChannel.rawValue], [channel.rawValue], supersedableOnly: false,
+                             as: "dropped", "its channel is gone from APNs: \(reason)", connection)
     }
 }

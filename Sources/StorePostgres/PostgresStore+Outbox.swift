@@ -11,7 +11,7 @@ extension PostgresStore {
     public func recoverInterruptedSends() async throws -> Int {
         try await query("""
             UPDATE outbox SET state = 'pending', outcome = \(QueuedPushRules.interruptedReason), claimed_by = NULL
-            WHERE state = 'sending' AND NOT EXISTS (
+            WHERE NOT finished AND state = 'sending' AND NOT EXISTS (
                 SELECT 1 FROM node WHERE node.id = outbox.claimed_by AND node.alive_until > now())
             RETURNING id
             """, logger: logger).decodeAll(Int64.self).count
@@ -19,12 +19,12 @@ extension PostgresStore {
 
     public func pendingOutboxCount() async throws -> Int {
         try await query("""
-            SELECT (SELECT COUNT(*) FROM outbox WHERE state = 'pending') + (SELECT COUNT(*) FROM outbox WHERE state = 'sending')
+            SELECT COUNT(*) FROM outbox WHERE NOT finished
             """, logger: logger).decodeOne(Int.self)
     }
 
     public func nextOutboxAttemptAt() async throws -> Date? {
-        try await query("SELECT MIN(next_attempt_at) FROM outbox WHERE state = 'pending'", logger: logger)
+        try await query("SELECT MIN(next_attempt_at) FROM outbox WHERE NOT finished AND state = 'pending'", logger: logger)
             .decodeFirst(Date?.self) ?? nil
     }
 
@@ -36,11 +36,12 @@ extension PostgresStore {
         guard !ids.isEmpty else { return [] }
         return Set(try await connection.query("""
             UPDATE outbox SET state = 'superseded', outcome = \(QueuedPushRules.supersededReason)
-            WHERE id = ANY(\(ids)) AND state = 'pending' AND EXISTS (
+            FROM outbox_message mine
+            WHERE outbox.id = ANY(\(ids)) AND mine.id = outbox.id AND outbox.state = 'pending' AND EXISTS (
                 SELECT 1 FROM outbox_message m JOIN outbox newer ON newer.id = m.id
-                WHERE m.target_kind = outbox.target_kind AND m.target_id = outbox.target_id
-                AND m.id > outbox.id AND newer.state IN ('pending', 'sending', 'sent'))
-            RETURNING id
+                WHERE m.target_kind = mine.target_kind AND m.target_id = mine.target_id
+                AND m.id > mine.id AND newer.state IN ('pending', 'sending', 'sent'))
+            RETURNING outbox.id
             """, logger: logger).decodeAll(Int64.self))
     }
 
@@ -67,7 +68,7 @@ extension PostgresStore {
             let candidates = try await connection.query("""
                 SELECT \(unescaped: Self.outboxColumns) FROM outbox o
                 JOIN LATERAL (SELECT * FROM outbox_message WHERE outbox_message.id = o.id OFFSET 0) m ON true
-                WHERE o.state = 'pending' AND o.id > \(after) AND o.next_attempt_at <= \(now)
+                WHERE NOT o.finished AND o.state = 'pending' AND o.id > \(after) AND o.next_attempt_at <= \(now)
                 ORDER BY o.id LIMIT \(asked) FOR UPDATE OF o SKIP LOCKED
                 """, logger: logger).decodeAll(OutboxColumns.self).map(Self.entry)
             guard let last = candidates.last else { break }

@@ -19,11 +19,8 @@ extension PostgresStore {
                  _ connection: PostgresConnection) async throws -> [Int64] {
         guard !queued.isEmpty else { return [] }
         let messages = queued.map(\.message)
-        try await connection.query("""
-            UPDATE outbox SET state = 'superseded', outcome = \(QueuedPushRules.supersededReason)
-            FROM UNNEST(\(messages.map(\.target.kind.rawValue))::text[], \(messages.map(\.target.id))::text[]) AS t(kind, id)
-            WHERE outbox.state = 'pending' AND outbox.supersedable AND outbox.target_kind = t.kind AND outbox.target_id = t.id
-            """, logger: logger)
+        try await endPending(to: messages.map(\.target.kind.rawValue), messages.map(\.target.id), supersedableOnly: true,
+                             as: "superseded", QueuedPushRules.supersededReason, connection)
         var lastIndex: [PushTarget: Int] = [:]
         for (index, message) in messages.enumerated() { lastIndex[message.target] = index }
         let superseded = messages.indices.map { $0 != lastIndex[messages[$0].target] && messages[$0].supersedable }
@@ -42,8 +39,8 @@ extension PostgresStore {
                                           has_alert, is_end, supersedable, tick, superseded, position)
                 ORDER BY position
             ), progress AS (
-                INSERT INTO outbox (id, target_kind, target_id, supersedable, state, outcome, attempts, next_attempt_at)
-                SELECT id, target_kind, target_id, supersedable, CASE WHEN superseded THEN 'superseded' ELSE 'pending' END,
+                INSERT INTO outbox (id, supersedable, state, outcome, attempts, next_attempt_at)
+                SELECT id, supersedable, CASE WHEN superseded THEN 'superseded' ELSE 'pending' END,
                        CASE WHEN superseded THEN \(QueuedPushRules.supersededReason) END, 0, \(now)
                 FROM t ORDER BY id
             )
@@ -61,6 +58,22 @@ extension PostgresStore {
                 """, logger: logger)
         }
         return ids
+    }
+
+    /// The pending pushes to the targets `kinds[i]`, `ids[i]` (with
+    /// `supersedableOnly`, those the policy let a newer push replace) end as
+    /// `state`, with `outcome`. They are found through their messages' index by
+    /// target, from the oldest push not finished on (v22): the pushes to a target
+    /// since then are few, where its index entries go back to its first push.
+    func endPending(to kinds: [String], _ ids: [String], supersedableOnly: Bool, as state: String, _ outcome: String,
+                    _ connection: PostgresConnection) async throws {
+        guard !ids.isEmpty else { return }
+        try await connection.query("""
+            UPDATE outbox SET state = \(state), outcome = \(outcome)
+            FROM outbox_message m, UNNEST(\(kinds)::text[], \(ids)::text[]) AS t(kind, id)
+            WHERE m.target_kind = t.kind AND m.target_id = t.id AND m.id >= (SELECT MIN(id) FROM outbox WHERE NOT finished)
+              AND outbox.id = m.id AND outbox.state = 'pending' AND (outbox.supersedable OR NOT \(supersedableOnly))
+            """, logger: logger)
     }
 
     /// The channel member a leave push is for, as the store keeps it; nil for every other push.

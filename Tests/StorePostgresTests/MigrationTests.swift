@@ -71,6 +71,8 @@ struct PostgresMigrationTests {
             let before = try await store.outbox(of: adventure.id)
             #expect(Set(before.map(\.state)).isSuperset(of: [.sent, .pending]), "\(before.map(\.state))")
             let logger = Logger(label: "tests.migration")
+            // v22, which changes the progress rows, undone first: it follows v11 again.
+            try await store.putOutboxBackAsV21Left()
             for statement in [
                 """
                 ALTER TABLE outbox ADD COLUMN adventure TEXT REFERENCES adventure(id), ADD COLUMN push_type TEXT,
@@ -99,7 +101,8 @@ struct PostgresMigrationTests {
         }
         let reopened = try await PostgresStore.open(location)
         try await closing(reopened) {
-            #expect(try await reopened.appliedMigrations().suffix(2) == ["v11-outbox-message", "v18-pushes-through-ticks"])
+            #expect(try await reopened.appliedMigrations().suffix(3) == ["v11-outbox-message", "v18-pushes-through-ticks",
+                                                                         "v22-outbox-claimed-in-place"])
             #expect(try await reopened.outbox(of: id) == before)
             #expect(try await reopened.pushLog(of: id).map(\.payload) == before.filter { $0.state == .sent }.map(\.message.payload))
             try await reopened.playNextTick(of: id) { _ in [update(activity, tick: 3)] }

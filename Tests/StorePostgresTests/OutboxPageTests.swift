@@ -9,7 +9,8 @@ import Vocabulary
 
 /// v17: a push's progress row is claimed and answered on the page it was queued
 /// on, so each change is logged as a change and not as a whole row on another
-/// page after a lock of the old one.
+/// page after a lock of the old one. v22: the claim is a HOT update, with no
+/// index entry; the answer, which finishes the push, is not.
 @Suite(.enabled(if: PostgresTestServer.isAvailable, Comment(rawValue: PostgresTestServer.skipped)), .closesStores)
 struct OutboxPageTests {
     @Test func aPushIsClaimedAndAnsweredOnThePageItWasQueuedOn() async throws {
@@ -25,13 +26,31 @@ struct OutboxPageTests {
         #expect(queued.count == 120)
         #expect(Set(queued.values).count >= 2, "the pushes fill more than one page")
 
+        #expect(try await heapOnlyVersions(store) == 0)
+
         let claimed = try await store.claimOutbox(limit: 200)
         #expect(claimed.count == 120)
         #expect(try await pages(store) == queued)
+        #expect(try await heapOnlyVersions(store) == 120, "every claim is written in place, with no index entry")
         let refusals = try await store.record(claimed.map { PushResult($0, .delivered(apnsID: "\($0.id.rawValue)")) })
         #expect(refusals.allSatisfy { $0 == nil })
         #expect(try await pages(store) == queued)
+        #expect(try await heapOnlyVersions(store) == 0, "a finished push leaves the index of unfinished ones")
         #expect(try await store.outbox(of: adventure.id).allSatisfy { $0.state == .sent })
+    }
+
+    /// How many of the progress rows' live versions are heap-only tuples (a HOT
+    /// update's, reached through the version before; `HEAP_ONLY_TUPLE` in
+    /// `t_infomask2`), read from the pages by pageinspect.
+    private func heapOnlyVersions(_ store: PostgresStore) async throws -> Int {
+        let logger = Logger(label: "tests.outbox-pages")
+        _ = try await store.query("CREATE EXTENSION IF NOT EXISTS pageinspect", logger: logger)
+        return try await store.query(PostgresQuery(unsafeSQL: """
+            SELECT count(*)::int FROM outbox o
+            JOIN LATERAL heap_page_items(get_raw_page('outbox', (o.ctid::text::point)[0]::int)) h
+              ON h.lp = (o.ctid::text::point)[1]::int
+            WHERE h.t_infomask2 & 32768 <> 0
+            """), logger: logger).decodeOne(Int.self)
     }
 
     /// The page each push's progress row is on now, by the push.
