@@ -32,7 +32,7 @@ extension PostgresStore {
                 }
             let waiting = try await connection.query("""
                 SELECT \(unescaped: Self.outboxColumns) FROM \(unescaped: Self.outboxRows)
-                WHERE o.state = 'pending' AND m.adventure = \(adventure.rawValue) AND o.attempts > 0 ORDER BY o.id
+                WHERE NOT o.finished AND o.state = 'pending' AND m.adventure = \(adventure.rawValue) AND o.attempts > 0 ORDER BY o.id
                 """, logger: logger).decodeAll(OutboxColumns.self).map(Self.entry)
             return PushLogPage(entries: entries, cursor: entries.last?.cursor ?? cursor, waitingForRetry: waiting)
         }
