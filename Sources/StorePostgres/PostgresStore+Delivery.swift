@@ -122,6 +122,6 @@ extension PostgresStore {
         let targets = activities.map { ("liveActivity", $0) } + devices.map { ("pushToStart", $0) } + members.map { ("pushToTalk", $0) }
         guard !targets.isEmpty else { return }
         try await endPending(to: targets.map(\.0), targets.map(\.1), supersedableOnly: false,
-                             as: "dropped", "its token was found invalid: \(reason)", connection)
+                             as: .dropped, "its token was found invalid: \(reason)", connection)
     }
 }

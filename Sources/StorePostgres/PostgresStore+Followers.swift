@@ -362,6 +362,6 @@ extension PostgresStore {
             WHERE id = \(channel.rawValue) AND state = 'open' AND apns_channel_id = \(apnsID.rawValue)
             """, logger: logger)
         try await endPending(to: [PushTarget.Kind.followerChannel.rawValue], [channel.rawValue], supersedableOnly: false,
-                             as: "dropped", "its channel is gone from APNs: \(reason)", connection)
+                             as: .dropped, "its channel is gone from APNs: \(reason)", connection)
     }
 }
