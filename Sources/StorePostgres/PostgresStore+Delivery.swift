@@ -119,9 +119,8 @@ extension PostgresStore {
               AND (\(since)::timestamptz IS NULL OR token_registered_at <= \(since))
             RETURNING id
             """, logger: logger).decodeAll(String.self)
-        let targets = activities.map { ("liveActivity", $0) } + devices.map { ("pushToStart", $0) } + members.map { ("pushToTalk", $0) }
-        guard !targets.isEmpty else { return }
-        try await endPending(to: targets.map(\.0), targets.map(\.1), supersedableOnly: false,
-                             as: .dropped, "its token was found invalid: \(reason)", connection)
+        let targets = activities.map { PushTarget.liveActivity(ActivityID($0)) } + devices.map { PushTarget.pushToStart(DeviceID($0)) }
+            + members.map { PushTarget.pushToTalk(ChannelMemberID($0)) }
+        try await endPending(to: targets, supersedableOnly: false, as: .dropped, "its token was found invalid: \(reason)", connection)
     }
 }

@@ -361,7 +361,7 @@ extension PostgresStore {
                 deleted_at = \(now), next_attempt_at = \(now), note = \("gone from APNs: \(reason)")
             WHERE id = \(channel.rawValue) AND state = 'open' AND apns_channel_id = \(apnsID.rawValue)
             """, logger: logger)
-        try await endPending(to: [PushTarget.Kind.followerChannel.rawValue], [channel.rawValue], supersedableOnly: false,
+        try await endPending(to: [.followerChannel(channel)], supersedableOnly: false,
                              as: .dropped, "its channel is gone from APNs: \(reason)", connection)
     }
 }

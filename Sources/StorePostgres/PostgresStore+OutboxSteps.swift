@@ -19,8 +19,8 @@ extension PostgresStore {
                  _ connection: PostgresConnection) async throws -> [Int64] {
         guard !queued.isEmpty else { return [] }
         let messages = queued.map(\.message)
-        try await endPending(to: messages.map(\.target.kind.rawValue), messages.map(\.target.id), supersedableOnly: true,
-                             as: .superseded, QueuedPushRules.supersededReason, connection)
+        try await endPending(to: messages.map(\.target), supersedableOnly: true, as: .superseded, QueuedPushRules.supersededReason,
+                             connection)
         var lastIndex: [PushTarget: Int] = [:]
         for (index, message) in messages.enumerated() { lastIndex[message.target] = index }
         let superseded = messages.indices.map { $0 != lastIndex[messages[$0].target] && messages[$0].supersedable }
@@ -60,17 +60,17 @@ extension PostgresStore {
         return ids
     }
 
-    /// The pending pushes to the targets `kinds[i]`, `ids[i]` (with
-    /// `supersedableOnly`, those the policy let a newer push replace) end as
-    /// `state`, with `outcome`. They are found through their messages' index by
-    /// target, from the oldest push not finished on (v22): the pushes to a target
-    /// since then are few, where its index entries go back to its first push.
-    func endPending(to kinds: [String], _ ids: [String], supersedableOnly: Bool, as state: OutboxState, _ outcome: String,
+    /// The pending pushes to `targets` (with `supersedableOnly`, those the
+    /// policy let a newer push replace) end as `state`, with `outcome`. They are
+    /// found through their messages' index by target, from the oldest push not
+    /// finished on (v22): the pushes to a target since then are few, where its
+    /// index entries go back to its first push.
+    func endPending(to targets: [PushTarget], supersedableOnly: Bool, as state: OutboxState, _ outcome: String,
                     _ connection: PostgresConnection) async throws {
-        guard !ids.isEmpty else { return }
+        guard !targets.isEmpty else { return }
         try await connection.query("""
             UPDATE outbox SET state = \(state.rawValue), outcome = \(outcome)
-            FROM outbox_message m, UNNEST(\(kinds)::text[], \(ids)::text[]) AS t(kind, id)
+            FROM outbox_message m, UNNEST(\(targets.map(\.kind.rawValue))::text[], \(targets.map(\.id))::text[]) AS t(kind, id)
             WHERE m.target_kind = t.kind AND m.target_id = t.id AND m.id >= (SELECT MIN(id) FROM outbox WHERE NOT finished)
               AND outbox.id = m.id AND outbox.state = 'pending' AND (outbox.supersedable OR NOT \(supersedableOnly))
             """, logger: logger)
