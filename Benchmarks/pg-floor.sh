@@ -28,8 +28,20 @@
 # dictionaries (StoredPayload, StoredGameText): a 183-byte state, 50 bytes of
 # events, 95-byte payloads.
 #
+# Three more layouts add to "deflated" what lets several dispatchers share the
+# pushes, each claimed by one, in three designs (what the floor is for an outbox):
+#   - "claimed-rows", as the server's outbox does (v22): a progress row per push,
+#     written when queued, claimed (FOR UPDATE SKIP LOCKED, a version on its page)
+#     and answered, with a partial index of the unfinished pushes;
+#   - "claimed-ranges": a claim is one row a batch naming the range of pushes it
+#     took (claims taken one at a time under an advisory lock), and a push has a
+#     progress row only while unfinished (its retries), deleted with its answer;
+#   - "claims-only": the claim's row a batch, and no progress row at all: what is
+#     unfinished is what was queued and not answered.
+#
 #   bash Benchmarks/pg-floor.sh [adventures=800] [seconds=30]
 #   LAYOUTS="content deflated" bash Benchmarks/pg-floor.sh
+#   LAYOUTS="deflated claimed-rows claimed-ranges claims-only" bash Benchmarks/pg-floor.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 adventures=${1:-800}
@@ -69,12 +81,72 @@ postgres_cpu() {
     python3 -c "import os; print($total / os.sysconf('SC_CLK_TCK'))"
 }
 
+# The outbox's tables of each layout, what queuing a push adds to them, and a
+# dispatcher's claim and answers (each claim a transaction, its answers another).
+outbox_tables() {
+    case $1 in
+    claimed-rows) cat <<'SQL' ;;
+CREATE TABLE progress (id bigint PRIMARY KEY, next_attempt_at bigint NOT NULL DEFAULT 0, outcome text,
+    state text NOT NULL DEFAULT 'pending', finished boolean GENERATED ALWAYS AS (state NOT IN ('pending', 'sending')) STORED,
+    attempts int NOT NULL DEFAULT 0, claimed_at timestamptz, claimed_by text) WITH (fillfactor = 30);
+CREATE INDEX progress_unfinished ON progress(id) WHERE NOT finished;
+SQL
+    claimed-ranges) cat <<'SQL' ;;
+CREATE TABLE claim (id bigserial PRIMARY KEY, claimed_by text NOT NULL, claimed_at timestamptz NOT NULL,
+    first_push bigint NOT NULL, last_push bigint NOT NULL);
+CREATE TABLE progress (id bigint PRIMARY KEY, next_attempt_at bigint NOT NULL DEFAULT 0, attempts int NOT NULL DEFAULT 0);
+SQL
+    claims-only) cat <<'SQL' ;;
+CREATE TABLE claim (id bigserial PRIMARY KEY, claimed_by text NOT NULL, claimed_at timestamptz NOT NULL,
+    first_push bigint NOT NULL, last_push bigint NOT NULL);
+SQL
+    esac
+}
+queued() {
+    case $1 in
+    claimed-rows|claimed-ranges) echo "INSERT INTO progress (id) SELECT id FROM pushed;" ;;
+    *) echo "SELECT count(*) FROM pushed;" ;;
+    esac
+}
+dispatched() {
+    case $1 in
+    claimed-rows) cat <<'SQL' ;;
+UPDATE progress SET state = 'sending', claimed_at = now(), claimed_by = 'node-1', attempts = attempts + 1
+WHERE id IN (SELECT id FROM progress WHERE NOT finished AND state = 'pending' ORDER BY id LIMIT 1000 FOR UPDATE SKIP LOCKED);
+WITH answered AS (
+    UPDATE progress SET state = 'sent', outcome = 'sent' WHERE NOT finished AND state = 'sending' AND claimed_by = 'node-1' RETURNING id
+) INSERT INTO push_answer SELECT id, 200, gen_random_uuid(), now() FROM answered ORDER BY id;
+SQL
+    claimed-ranges|claims-only)
+        local queue="push WHERE id > :answered AND"
+        [[ $1 == claimed-ranges ]] && queue="progress WHERE"
+        cat <<SQL
+BEGIN;
+SELECT pg_advisory_xact_lock(1);
+INSERT INTO claim (claimed_by, claimed_at, first_push, last_push)
+SELECT 'node-1', now(), min(id), max(id) FROM $queue id > (SELECT coalesce(max(last_push), 0) FROM claim)
+HAVING count(*) > 0;
+COMMIT;
+SQL
+        if [[ $1 == claimed-ranges ]]; then cat <<'SQL'
+WITH answered AS (DELETE FROM progress WHERE id <= (SELECT max(last_push) FROM claim) RETURNING id)
+INSERT INTO push_answer SELECT id, 200, gen_random_uuid(), now() FROM answered ORDER BY id;
+SQL
+        else cat <<'SQL'
+INSERT INTO push_answer SELECT id, 200, gen_random_uuid(), now() FROM push
+WHERE id > :answered AND id <= (SELECT max(last_push) FROM claim) ORDER BY id;
+SQL
+        fi ;;
+    *) echo "INSERT INTO push_answer SELECT id, 200, gen_random_uuid(), now() FROM push WHERE id > :answered ORDER BY id;" ;;
+    esac
+}
+
 run() {
     local layout=$1 state_bytes=618 events_bytes=374 payload_bytes=558 adventure_key="" push_key=""
     if [[ $layout == compact ]]; then state_bytes=155; events_bytes=94; fi
-    if [[ $layout == deflated ]]; then state_bytes=183; events_bytes=50; payload_bytes=95; fi
+    case $layout in deflated|claimed-rows|claimed-ranges|claims-only) state_bytes=183; events_bytes=50; payload_bytes=95 ;; esac
     if [[ $layout == keyed ]]; then adventure_key="REFERENCES adventure"; push_key="REFERENCES push"; fi
-    local db="floor_$layout"
+    local db="floor_${layout//-/_}"
     psql_ -c "CREATE DATABASE $db" postgres
     psql_ "$db" <<SQL
 CREATE TABLE adventure (id int PRIMARY KEY, tick int NOT NULL, state bytea NOT NULL);
@@ -86,6 +158,7 @@ CREATE TABLE push_answer (push bigint PRIMARY KEY $push_key, status smallint NOT
 CREATE FUNCTION state_of(tick int) RETURNS bytea LANGUAGE sql IMMUTABLE AS
   \$\$ SELECT int4send(tick * 7919) || decode(repeat('7b', $state_bytes - 8), 'hex') || int4send(tick) \$\$;
 INSERT INTO adventure SELECT id, 0, state_of(0) FROM generate_series(0, $adventures - 1) id;
+$(outbox_tables "$layout")
 VACUUM ANALYZE;
 SQL
     # One batch of 100 adventures' ticks, then the answers to the pushes queued so far.
@@ -97,12 +170,15 @@ WITH ticked AS (
     WHERE id >= :batch * 100 AND id < :batch * 100 + 100 RETURNING id, tick
 ), events AS (
     INSERT INTO tick_log SELECT id, tick, decode(repeat('5b', $events_bytes), 'hex') FROM ticked
+), pushed AS (
+    INSERT INTO push (adventure, tick, payload)
+    SELECT id, tick, decode(repeat('7b', $payload_bytes), 'hex') FROM ticked, generate_series(1, 2) n
+    WHERE n = 1 OR (hashint4(id * 31 + tick) & 1023) < 461
+    RETURNING id
 )
-INSERT INTO push (adventure, tick, payload)
-SELECT id, tick, decode(repeat('7b', $payload_bytes), 'hex') FROM ticked, generate_series(1, 2) n
-WHERE n = 1 OR (hashint4(id * 31 + tick) & 1023) < 461;
+$(queued "$layout")
 COMMIT;
-INSERT INTO push_answer SELECT id, 200, gen_random_uuid(), now() FROM push WHERE id > :answered ORDER BY id;
+$(dispatched "$layout")
 SELECT coalesce(max(push), 0) AS answered FROM push_answer \gset
 SQL
     # Warm-up, so that the tables have pages and the statistics their rows.
@@ -124,7 +200,7 @@ SQL
 import sys
 layout, w0, w1, c0, c1, t0, t1, pushes, seconds = sys.argv[1:]
 ticks = int(t1) - int(t0)
-print(f"{layout:8} {ticks / float(seconds):7.0f} adventure-ticks/s · {pushes} pushes each · "
+print(f"{layout:14} {ticks / float(seconds):7.0f} adventure-ticks/s · {pushes} pushes each · "
       f"{(int(w1) - int(w0)) / ticks:6.0f} B of WAL · {(float(c1) - float(c0)) * 1000 / ticks:.3f} ms of PostgreSQL CPU per adventure-tick")
 PY
 }
