@@ -14,7 +14,8 @@
 # broadcast channels and once each with their own activity, per CHANNELS.
 # With BYTES=1, after each run: where the window's write-ahead log went, per
 # adventure-tick by table and index (Benchmarks/tick-bytes.py), and on
-# PostgreSQL `pg_waldump --stats=record` and the statements by WAL bytes.
+# PostgreSQL `pg_waldump --stats=record`, the statements by WAL bytes and the
+# rows a tick writes by column.
 # PostgreSQL runs with the recommended production settings, deploy/postgresql.conf
 # (PGCONF=FILE for others, PGCONF=none for PostgreSQL's own defaults).
 # With SKIP_BUILD=1, the release binaries as they were last built.
@@ -109,6 +110,21 @@ report_bytes() {
         round((total_exec_time / $ticks)::numeric, 3) AS ms, left(regexp_replace(query, '\s+', ' ', 'g'), 90) AS statement
         FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = '$db')
         ORDER BY total_exec_time DESC LIMIT 15" "$db"
+    # What each column of the rows a tick writes takes, on average, as stored
+    # (pg_column_size: after compression, with its length header): what a lever
+    # on one column would save.
+    echo "the rows a tick writes, on average, by column (pg_column_size, bytes):"
+    psql_as -At "$db" <<'SQL'
+SELECT format('SELECT %L || '' ('' || count(*) || '' rows): row '' || coalesce(round(avg(pg_column_size(t.*)))::text, ''-'')%s FROM %I t',
+              c.relname,
+              string_agg(format(' || '' · %s '' || coalesce(round(avg(pg_column_size(%I)), 1)::text, ''null'')', a.attname, a.attname),
+                         '' ORDER BY a.attnum),
+              c.relname)
+FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+WHERE c.relname IN ('tick_log', 'outbox_message', 'outbox', 'push_log') AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped
+GROUP BY c.relname ORDER BY c.relname
+\gexec
+SQL
 }
 
 run=0
