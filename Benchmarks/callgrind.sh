@@ -13,7 +13,8 @@
 #   body (Benchmarks/nginx-sink.sh), and their ratio;
 # - instructions per adventure-tick of the ticker (game, push policy, payload
 #   encoding and the SQLite store's commit) with the dispatcher's claims and
-#   answers in the store, without the network (TickerCostBench, fixed seeds).
+#   answers in the store, without the network (TickerCostBench, fixed seeds),
+#   and of it the WAL's checkpoints, whose share moves with their timing.
 # Each figure is the difference between a short and a long run of the same
 # program divided by the extra work, so start-up, TLS handshakes, warm-up and
 # the adventures' setup cancel out. Functions are counted the same way (self
@@ -129,6 +130,13 @@ for name, value in sorted(delta.items(), key=lambda item: -item[1])[:10]:
 PY
 }
 
+# Instructions of SQLite's checkpoints in a profile: sqlite3_wal_checkpoint_v2
+# with everything it calls.
+checkpoint_instructions() {
+    "${callgrind_annotate[@]}" --inclusive=yes --auto=no --threshold=100 "$1" 2>/dev/null |
+        awk '/:sqlite3_wal_checkpoint_v2[ \t]/ { gsub(",", "", $1); total += $1 } END { print total + 0 }'
+}
+
 if [ "$only" != ticker ]; then
     port="${APNS_BENCH_PORT:-18453}"
     start_nginx_sink "$work" "$port" proxy
@@ -166,6 +174,15 @@ if [ "$only" != apns ]; then
     ticker_long="$(callgrind "$work/ticker-long" "$bin/TickerCostBench" --adventures "$adventures" --rounds "$last")"
     ticks=$((adventures * rounds))
     echo "ticker + dispatcher's store work, SQLite   $(( (ticker_long - ticker_short) / ticks )) instructions per adventure-tick"
+    # The checkpoints' share moves from run to run: how much of the WAL each one
+    # finds to copy depends on when the checkpointer's thread runs beside the
+    # writer. Counted apart (sqlite3_wal_checkpoint_v2 with all it calls, the
+    # checkpointer's and the writer's own), the rest is the same in every run.
+    checkpoints_short="$(checkpoint_instructions "$work/ticker-short")"
+    checkpoints_long="$(checkpoint_instructions "$work/ticker-long")"
+    checkpoints=$(( (checkpoints_long - checkpoints_short) / ticks ))
+    echo "  of which the WAL's checkpoints           $checkpoints"
+    echo "  the rest                                 $(( (ticker_long - ticker_short) / ticks - checkpoints ))"
     echo "top ten functions of the ticker (self instructions per adventure-tick):"
     top_ten "$work/ticker-short" "$work/ticker-long" "$ticks"
 fi
