@@ -49,6 +49,12 @@ seconds=${2:-30}
 [[ $adventures =~ ^[1-9][0-9]*00$ ]] || { echo "pg-floor.sh: adventures must be a positive multiple of 100 (the batch), not '$adventures'" >&2; exit 2; }
 [[ $seconds =~ ^[1-9][0-9]*$ ]] || { echo "pg-floor.sh: seconds must be a positive whole number, not '$seconds'" >&2; exit 2; }
 batches=$((adventures / 100))
+layouts=${LAYOUTS:-content keyed compact deflated}
+for layout in $layouts; do
+    case $layout in content|keyed|compact|deflated|claimed-rows|claimed-ranges|claims-only) ;;
+    *) echo "pg-floor.sh: no layout '$layout' (content, keyed, compact, deflated, claimed-rows, claimed-ranges, claims-only)" >&2; exit 2 ;;
+    esac
+done
 
 pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
 [[ -x "$pgbin/initdb" && -x "$pgbin/pgbench" ]] || { echo "pg-floor.sh: PostgreSQL is not installed (apt-get install postgresql)" >&2; exit 2; }
@@ -206,4 +212,4 @@ PY
 }
 
 echo "PostgreSQL $("$pgbin/postgres" --version | awk '{print $3}'), deploy/postgresql.conf, $adventures adventures at a 1 s tick, $seconds s each:"
-for layout in ${LAYOUTS:-content keyed compact deflated}; do run "$layout"; done
+for layout in $layouts; do run "$layout"; done
