@@ -49,11 +49,10 @@ seconds=${2:-30}
 [[ $adventures =~ ^[1-9][0-9]*00$ ]] || { echo "pg-floor.sh: adventures must be a positive multiple of 100 (the batch), not '$adventures'" >&2; exit 2; }
 [[ $seconds =~ ^[1-9][0-9]*$ ]] || { echo "pg-floor.sh: seconds must be a positive whole number, not '$seconds'" >&2; exit 2; }
 batches=$((adventures / 100))
+known_layouts="content keyed compact deflated claimed-rows claimed-ranges claims-only"
 layouts=${LAYOUTS:-content keyed compact deflated}
 for layout in $layouts; do
-    case $layout in content|keyed|compact|deflated|claimed-rows|claimed-ranges|claims-only) ;;
-    *) echo "pg-floor.sh: no layout '$layout' (content, keyed, compact, deflated, claimed-rows, claimed-ranges, claims-only)" >&2; exit 2 ;;
-    esac
+    [[ " $known_layouts " == *" $layout "* ]] || { echo "pg-floor.sh: no layout '$layout' ($known_layouts)" >&2; exit 2; }
 done
 
 pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
