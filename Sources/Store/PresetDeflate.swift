@@ -5,9 +5,21 @@ import Foundation
 /// names the dictionary: the stored form of `StoredPayload` and `StoredGameText`.
 /// Each form's first byte is its own across the store (0x01 a payload's first
 /// dictionary, 0x02 the game's first), so a stored value never reads as another
-/// kind. A dictionary, once a value has been stored with it, is never edited, nor
-/// are its settings: a new one takes a new first byte.
+/// kind. The first byte fixes what reading needs: the dictionary and the largest
+/// window a value may refer back in. Neither is ever edited once a value has been
+/// stored with them: a new one takes a new first byte. How hard the writer works
+/// (`Effort`) is not part of the form: inflating does not depend on it, so it may
+/// change while every stored value, and every node of a version before, reads
+/// what is written with the new effort as it read the old.
 struct PresetDeflate: Sendable {
+    /// zlib's settings for writing: its level, its hash table's size
+    /// (`memoryLevel`), and a window no larger than the form's.
+    struct Effort: Sendable {
+        let windowBits: Int32
+        let memoryLevel: Int32
+        let level: Int32
+    }
+
     let mark: UInt8
     let dictionary: [UInt8]
     let windowBits: Int32
@@ -17,13 +29,15 @@ struct PresetDeflate: Sendable {
     let largest: Int
     private let primed: PrimedDeflater?
 
-    init(mark: UInt8, dictionary: [UInt8], windowBits: Int32, memoryLevel: Int32, level: Int32, largest: Int, what: String) {
+    init(mark: UInt8, dictionary: [UInt8], windowBits: Int32, writing effort: Effort, largest: Int, what: String) {
+        // A larger window would write distances an inflater of the form cannot follow.
+        precondition(effort.windowBits <= windowBits, "\(what): written with a window larger than its form's")
         self.mark = mark
         self.dictionary = dictionary
         self.windowBits = windowBits
         self.largest = largest
         self.what = what
-        primed = PrimedDeflater(dictionary: dictionary, windowBits: windowBits, memoryLevel: memoryLevel, level: level)
+        primed = PrimedDeflater(dictionary: dictionary, effort: effort)
     }
 
     /// The bytes to store for `input`: `mark` and the deflated bytes, unless zlib
@@ -112,10 +126,10 @@ struct PresetDeflate: Sendable {
         /// At a fixed address: zlib's state points back at its stream.
         let stream: UnsafeMutablePointer<z_stream>
 
-        init?(dictionary: [UInt8], windowBits: Int32, memoryLevel: Int32, level: Int32) {
+        init?(dictionary: [UInt8], effort: Effort) {
             let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
             stream.initialize(to: z_stream())
-            guard deflateInit2_(stream, level, Z_DEFLATED, -windowBits, memoryLevel, Z_DEFAULT_STRATEGY,
+            guard deflateInit2_(stream, effort.level, Z_DEFLATED, -effort.windowBits, effort.memoryLevel, Z_DEFAULT_STRATEGY,
                                 zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
                 stream.deallocate()
                 return nil

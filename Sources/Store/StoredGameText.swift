@@ -20,9 +20,13 @@ public enum StoredGameText {
     static let deflatedWithV1: UInt8 = 0x02
 
     /// 4 KiB window, `memLevel` 3: the dictionary and a state or a tick's events
-    /// fit in it, and a smaller stream is cheaper to copy (docs/benchmarks.md).
-    private static let v1 = PresetDeflate(mark: deflatedWithV1, dictionary: dictionaryV1, windowBits: 12, memoryLevel: 3,
-                                          level: Z_DEFAULT_COMPRESSION, largest: 1 << 20, what: "a stored state or tick's events")
+    /// fit in it, and a smaller stream is cheaper to copy. Level 6, not the
+    /// payloads' 3: level 3 would save the node some 36,000 instructions a tick
+    /// but write some 10 bytes more, and it is PostgreSQL's log that is further
+    /// from its target (docs/benchmarks.md).
+    private static let v1 = PresetDeflate(mark: deflatedWithV1, dictionary: dictionaryV1, windowBits: 12,
+                                          writing: .init(windowBits: 12, memoryLevel: 3, level: Z_DEFAULT_COMPRESSION),
+                                          largest: 1 << 20, what: "a stored state or tick's events")
 
     /// The bytes to store for `text`.
     public static func stored(_ text: String) -> Data {

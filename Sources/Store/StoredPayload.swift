@@ -1,4 +1,3 @@
-import CZlib
 import Foundation
 
 /// How both engines keep a push's payload: deflated against a dictionary of the
@@ -18,10 +17,16 @@ import Foundation
 public enum StoredPayload {
     static let deflatedWithV1: UInt8 = 0x01
 
-    /// 8 KiB window: a payload up to 4 KB can still refer to the whole dictionary.
+    /// The form's 8 KiB window lets a payload up to 4 KB refer to the whole
+    /// dictionary. It is written with a 4 KiB window at level 3, for under half
+    /// the instructions of the settings first taken (an 8 KiB window, level 6):
+    /// the dictionary and an update fit in the smaller window, and the lower
+    /// level costs a payload some 6 bytes, which the store's log can spare
+    /// better than its writer can the time (docs/benchmarks.md).
     /// An APNs payload is at most 5 KB; a stored one that inflates past 1 MiB is corrupt.
-    private static let v1 = PresetDeflate(mark: deflatedWithV1, dictionary: dictionaryV1, windowBits: 13, memoryLevel: 4,
-                                          level: Z_DEFAULT_COMPRESSION, largest: 1 << 20, what: "a stored payload")
+    private static let v1 = PresetDeflate(mark: deflatedWithV1, dictionary: dictionaryV1, windowBits: 13,
+                                          writing: .init(windowBits: 12, memoryLevel: 4, level: 3),
+                                          largest: 1 << 20, what: "a stored payload")
 
     /// The bytes to store for `payload`.
     public static func stored(_ payload: Data) -> Data {

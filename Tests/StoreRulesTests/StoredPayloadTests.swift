@@ -56,6 +56,19 @@ import Testing
         #expect(try StoredPayload.payload(fromStored: stored) == update)
     }
 
+    /// The writer works less hard than it did when the form was first taken (a
+    /// smaller window, a lower level), and an update, the commonest push, must
+    /// not come out larger for it: each update's bytes as the first settings
+    /// (an 8 KiB window, level 6) stored it, the mark included.
+    @Test func anUpdateIsNoLargerThanWhenTheFormWasFirstWritten() throws {
+        let first = ["update-low.json": 48, "update-high-hero-down.json": 97, "update-demoted.json": 97,
+                     "follower-channel-update.json": 48]
+        for (name, count) in first {
+            let update = try #require(Self.goldenPayloads.first { $0.name == name }).bytes
+            #expect(StoredPayload.stored(update).count <= count, "\(name)")
+        }
+    }
+
     @Test func aDamagedStoredPayloadIsRefusedAsCorruptNotRead() throws {
         let stored = StoredPayload.stored(try #require(Self.goldenPayloads.first).bytes)
         let damaged: [(String, Data)] = [
