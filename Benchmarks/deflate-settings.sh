@@ -30,6 +30,11 @@ if [ ${#inputs[@]} -eq 0 ]; then
 fi
 for input in "${inputs[@]}"; do [ -r "$input" ] || { echo "deflate-settings.sh: cannot read $input" >&2; exit 2; }; done
 read -r -a settings <<< "${SETTINGS:-13,4,6 13,4,1 12,3,6 12,3,4 12,4,3 12,3,3 12,3,2 12,3,1 11,3,3}"
+for setting in "${settings[@]}"; do
+    # zlib's ranges for raw deflate: window bits 9-15, memLevel 1-9, level 0-9.
+    [[ $setting =~ ^(9|1[0-5]),[1-9],[0-9]$ ]] ||
+        { echo "deflate-settings.sh: '$setting' is not WINDOW_BITS,MEM_LEVEL,LEVEL (9-15, 1-9, 0-9)" >&2; exit 2; }
+done
 for tool in gcc valgrind; do command -v "$tool" >/dev/null || { echo "deflate-settings.sh: $tool is not installed" >&2; exit 2; }; done
 
 work=$(mktemp -d)
