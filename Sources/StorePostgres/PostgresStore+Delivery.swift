@@ -69,14 +69,16 @@ extension PostgresStore {
         let logged = recorded.compactMap { result, settlement in settlement.log.map { (result.push, $0) } }
         if !logged.isEmpty {
             let pushes = logged.map(\.0), lines = logged.map(\.1)
+            let apnsIDs = lines.map { Self.storedAPNsID($0.apnsID) }
             try await connection.query("""
-                INSERT INTO push_log (outbox, adventure, token, status, reason, apns_id, attempts, sent_at)
-                SELECT id, NULLIF(adventure, ''), token, NULLIF(status, -1), NULLIF(reason, ''), NULLIF(apns_id, ''), attempts, \(now)
+                INSERT INTO push_log (outbox, adventure, token, status, reason, apns_id, apns_id_not_uuid, attempts, sent_at)
+                SELECT id, NULLIF(adventure, ''), token, NULLIF(status, -1), NULLIF(reason, ''), NULLIF(apns_id, \(Self.noUUID)),
+                       NULLIF(apns_id_not_uuid, ''), attempts, \(now)
                 FROM UNNEST(\(pushes.map(\.id.rawValue))::int8[], \(pushes.map { $0.adventure?.rawValue ?? "" })::text[],
-                            \(pushes.map(\.destination.description))::text[], \(lines.map { $0.status ?? -1 })::int8[],
-                            \(lines.map { $0.reason ?? "" })::text[], \(lines.map { $0.apnsID ?? "" })::text[],
-                            \(lines.map(\.attempts))::int8[])
-                     WITH ORDINALITY AS t(id, adventure, token, status, reason, apns_id, attempts, position)
+                            \(try pushes.map { try Self.storedDestination($0.destination) })::bytea[],
+                            \(lines.map { $0.status ?? -1 })::int8[], \(lines.map { $0.reason ?? "" })::text[],
+                            \(apnsIDs.map(\.uuid))::uuid[], \(apnsIDs.map(\.text))::text[], \(lines.map(\.attempts))::int8[])
+                     WITH ORDINALITY AS t(id, adventure, token, status, reason, apns_id, apns_id_not_uuid, attempts, position)
                 ORDER BY position
                 """, logger: logger)
         }

@@ -65,12 +65,12 @@ extension PostgresStore {
         let nowSeconds = Int(now.timeIntervalSince1970)
         while claimed.count < limit {
             let asked = limit - claimed.count
-            let candidates = try await connection.query("""
+            let candidates = try await entries(try await connection.query("""
                 SELECT \(unescaped: Self.outboxColumns) FROM outbox o
                 JOIN LATERAL (SELECT * FROM outbox_message WHERE outbox_message.id = o.id OFFSET 0) m ON true
                 WHERE NOT o.finished AND o.state = 'pending' AND o.id > \(after) AND o.next_attempt_at <= \(now)
                 ORDER BY o.id LIMIT \(asked) FOR UPDATE OF o SKIP LOCKED
-                """, logger: logger).decodeAll(OutboxColumns.self).map(Self.entry)
+                """, logger: logger).decodeAll(OutboxColumns.self), connection)
             guard let last = candidates.last else { break }
             after = last.id.rawValue
 

@@ -24,6 +24,7 @@ extension PostgresStore {
         var lastIndex: [PushTarget: Int] = [:]
         for (index, message) in messages.enumerated() { lastIndex[message.target] = index }
         let superseded = messages.indices.map { $0 != lastIndex[messages[$0].target] && messages[$0].supersedable }
+        let topics = try await topicCodes(of: messages.map(\.topic), connection)
         // Arrays hold no NULL here: '' stands for "no adventure", -1 for "no tick".
         // A push is two rows with one id (v11): its progress and its message.
         let ids = try await connection.query("""
@@ -31,11 +32,11 @@ extension PostgresStore {
                 SELECT nextval('outbox_id_seq') AS id, u.*
                 FROM UNNEST(\(queued.map { $0.adventure?.rawValue ?? "" })::text[], \(messages.map(\.target.kind.rawValue))::text[],
                             \(messages.map(\.target.id))::text[], \(messages.map(\.pushType.rawValue))::text[],
-                            \(messages.map(\.topic.rawValue))::text[], \(messages.map(\.priority.rawValue))::int8[],
+                            \(topics)::int4[], \(messages.map(\.priority.rawValue))::int8[],
                             \(messages.map(\.expiration))::int8[], \(messages.map { ByteBuffer(bytes: StoredPayload.stored($0.payload)) })::bytea[],
                             \(messages.map(\.reason))::text[], \(messages.map(\.hasAlert))::bool[], \(messages.map(\.isEnd))::bool[],
                             \(messages.map(\.supersedable))::bool[], \(queued.map { $0.tick ?? -1 })::int8[], \(superseded)::bool[])
-                     WITH ORDINALITY AS u(adventure, target_kind, target_id, push_type, topic, priority, expiration, payload, reason,
+                     WITH ORDINALITY AS u(adventure, target_kind, target_id, push_type, topic_code, priority, expiration, payload, reason,
                                           has_alert, is_end, supersedable, tick, superseded, position)
                 ORDER BY position
             ), progress AS (
@@ -44,9 +45,10 @@ extension PostgresStore {
                        CASE WHEN superseded THEN \(QueuedPushRules.supersededReason) END, 0, \(now)
                 FROM t ORDER BY id
             )
-            INSERT INTO outbox_message (id, adventure, target_kind, target_id, push_type, topic, priority, expiration, payload, reason,
-                                        has_alert, is_end, tick, created_at, in_tick_log)
-            SELECT id, NULLIF(adventure, ''), target_kind, target_id, push_type, topic, priority, expiration, payload, reason,
+            INSERT INTO outbox_message (id, adventure, target_kind, target_id, push_type, topic_code, priority, expiration, payload,
+                                        reason, has_alert, is_end, tick, created_at, in_tick_log)
+            SELECT id, NULLIF(adventure, ''), target_kind::push_target_kind, target_id, push_type::apns_push_type, topic_code,
+                   priority, expiration, payload, reason,
                    has_alert, is_end, NULLIF(tick, -1), \(now), \(inTickLog)
             FROM t ORDER BY id
             RETURNING id
@@ -71,7 +73,7 @@ extension PostgresStore {
         try await connection.query("""
             UPDATE outbox SET state = \(state.rawValue), outcome = \(outcome)
             FROM outbox_message m, UNNEST(\(targets.map(\.kind.rawValue))::text[], \(targets.map(\.id))::text[]) AS t(kind, id)
-            WHERE m.target_kind = t.kind AND m.target_id = t.id AND m.id >= (SELECT MIN(id) FROM outbox WHERE NOT finished)
+            WHERE m.target_kind = t.kind::push_target_kind AND m.target_id = t.id AND m.id >= (SELECT MIN(id) FROM outbox WHERE NOT finished)
               AND outbox.id = m.id AND outbox.state = 'pending' AND (outbox.supersedable OR NOT \(supersedableOnly))
             """, logger: logger)
     }

@@ -30,17 +30,18 @@ extension PostgresStore {
                     return PushLogPage.Entry(cursor: PushLogCursor(batch: batch, entry: id),
                                              entry: try Self.pushLogEntry(columns, of: adventure))
                 }
-            let waiting = try await connection.query("""
+            let waitingRows = try await connection.query("""
                 SELECT \(unescaped: Self.outboxColumns) FROM \(unescaped: Self.outboxRows)
                 WHERE NOT o.finished AND o.state = 'pending' AND m.adventure = \(adventure.rawValue) AND o.attempts > 0 ORDER BY o.id
-                """, logger: logger).decodeAll(OutboxColumns.self).map(Self.entry)
-            return PushLogPage(entries: entries, cursor: entries.last?.cursor ?? cursor, waitingForRetry: waiting)
+                """, logger: logger).decodeAll(OutboxColumns.self)
+            return PushLogPage(entries: entries, cursor: entries.last?.cursor ?? cursor,
+                               waitingForRetry: try await self.entries(waitingRows, connection))
         }
     }
 
     static let pushLogColumns = """
-        l.outbox, m.target_kind, m.target_id, l.token, m.push_type, m.priority, l.status, l.reason, l.apns_id,
-        l.attempts, l.sent_at, m.tick, m.reason, m.payload
+        l.outbox, m.target_kind::text, m.target_id, \(loggedDestination), m.push_type::text, m.priority, l.status, l.reason,
+        \(loggedAPNsID), l.attempts, l.sent_at, m.tick, m.reason, m.payload
         """
 
     typealias PushLogColumns = (Int64, String, String, String, String, Int, Int?, String?, String?, Int, Date, Int?, String, Data)
@@ -87,20 +88,30 @@ extension PostgresStore {
         """
 
     static let outboxColumns = """
-        o.id, m.adventure, m.target_kind, m.target_id, m.push_type, m.topic, m.priority, m.expiration, m.payload, m.reason,
+        o.id, m.adventure, m.target_kind::text, m.target_id, m.push_type::text, m.topic_code, m.priority, m.expiration, m.payload,
+        m.reason,
         m.has_alert, m.is_end, o.supersedable, m.tick, o.state, o.outcome, o.attempts, m.created_at
         """
 
-    typealias OutboxColumns = (Int64, String?, String, String, String, String, Int, Int, Data, String, Bool, Bool, Bool, Int?,
+    typealias OutboxColumns = (Int64, String?, String, String, String, Int32, Int, Int, Data, String, Bool, Bool, Bool, Int?,
                                String, String?, Int, Date)
 
-    static func entry(_ row: OutboxColumns) throws -> OutboxEntry {
-        let (id, adventure, kind, target, pushType, topic, storedPriority, expiration, payload, reason, hasAlert, isEnd, supersedable,
+    /// The rows' entries, their topics read from their codes (`topics`).
+    func entries(_ rows: [OutboxColumns], _ connection: PostgresConnection) async throws -> [OutboxEntry] {
+        let topics = try await self.topics(Set(rows.map(\.5)), connection)
+        return try rows.map { row in
+            guard let topic = topics[row.5] else { throw StoreError.corrupt("topic \(row.5) of outbox row \(row.0)") }
+            return try Self.entry(row, topic: topic)
+        }
+    }
+
+    static func entry(_ row: OutboxColumns, topic: Topic) throws -> OutboxEntry {
+        let (id, adventure, kind, target, pushType, _, storedPriority, expiration, payload, reason, hasAlert, isEnd, supersedable,
              tick, state, outcome, attempts, createdAt) = row
         let priority = try StoredValues.priority(storedPriority, ofOutboxRow: id)
         guard let state = OutboxState(rawValue: state) else { throw StoreError.corrupt("state '\(state)' of outbox row \(id)") }
         let message = OutboxMessage(target: try PushTarget(kind: kind, id: target), pushType: try Self.pushType(pushType),
-                                    topic: Topic(rawValue: topic), priority: priority, expiration: expiration,
+                                    topic: topic, priority: priority, expiration: expiration,
                                     payload: try StoredPayload.payload(fromStored: payload),
                                     reason: reason, hasAlert: hasAlert, isEnd: isEnd, supersedable: supersedable)
         return OutboxEntry(id: OutboxID(id), adventure: adventure.map(AdventureID.init), tick: tick, message: message,
@@ -114,6 +125,6 @@ extension PostgresStore {
             SELECT \(Self.outboxColumns) FROM \(Self.outboxRows) WHERE m.id IN (\(Self.adventurePushIDs)) ORDER BY m.id
             """)
         query.binds.append(adventure.rawValue, context: .default)
-        return try await connection.query(query, logger: logger).decodeAll(OutboxColumns.self).map(Self.entry)
+        return try await entries(try await connection.query(query, logger: logger).decodeAll(OutboxColumns.self), connection)
     }
 }

@@ -4,6 +4,7 @@ import NIOConcurrencyHelpers
 import NIOSSL
 import PostgresNIO
 import Store
+import Vocabulary
 
 /// The store on a PostgreSQL server that many processes share. Every operation
 /// is one transaction; where SQLite's single writer made an invariant hold for
@@ -31,6 +32,8 @@ public final class PostgresStore: RangersStore {
     private let lastBeat = NIOLockedValueBox<ContinuousClock.Instant?>(nil)
     /// When this node last counted its fair share to take leases (`takeLeases`).
     let lastLeaseCount = NIOLockedValueBox<ContinuousClock.Instant?>(nil)
+    /// The topics' codes in `push_topic` this node has read (`topicCodes`, `topics`).
+    let topicCodeCache = NIOLockedValueBox(TopicCodes())
 
     public var heartbeatIsCurrent: Bool {
         lastBeat.withLockedValue { $0 }.map { ContinuousClock.now - $0 < lease } ?? false

@@ -70,7 +70,7 @@ struct PostgresOpeningTests {
         "v9-one-push-log-index", "v10-console", "v11-outbox-message", "v12-tick-log-events", "v13-lean-push-log",
         "v14-push-log-time-ranges", "v15-logs-without-foreign-keys", "v16-adventure-updates-in-place",
         "v17-outbox-progress-on-its-page", "v18-pushes-through-ticks", "v19-push-log-without-key",
-        "v20-activity-changes", "v21-deflated-game-text", "v22-outbox-claimed-in-place",
+        "v20-activity-changes", "v21-deflated-game-text", "v22-outbox-claimed-in-place", "v23-push-columns-as-codes",
     ]
 
     /// Two servers starting at once on an empty database: one migrates, the other
