@@ -81,7 +81,10 @@ struct PresetDeflate: Sendable {
         return out
     }
 
-    /// The bytes `deflate` was given, from what follows the first byte.
+    /// The bytes `deflate` was given, from what follows the first byte. They are
+    /// inflated into one buffer sized from the input (a stored value inflates to
+    /// some three to eight times its bytes), doubled while the stream goes on, and
+    /// copied out at their size: no chunk is zeroed and appended for each value.
     private func inflate(_ deflated: Data) throws -> Data {
         var stream = z_stream()
         guard inflateInit2_(&stream, -windowBits, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
@@ -92,20 +95,21 @@ struct PresetDeflate: Sendable {
             inflateSetDictionary(&stream, $0.baseAddress, UInt32($0.count))
         }
         guard dictionarySet == Z_OK else { throw StoreError.corrupt("\(what): zlib refused its dictionary") }
-        var inflated = Data()
-        var chunk = [UInt8](repeating: 0, count: 4096)
+        var output = Data(count: Swift.min(largest + 1, Swift.max(1024, deflated.count * 8)))
+        var produced = 0
         var status = Z_OK
         try deflated.withUnsafeBytes { input in
             stream.next_in = UnsafeMutablePointer(mutating: input.bindMemory(to: UInt8.self).baseAddress)
             stream.avail_in = UInt32(input.count)
             while status == Z_OK {
-                status = chunk.withUnsafeMutableBufferPointer { buffer in
-                    stream.next_out = buffer.baseAddress
-                    stream.avail_out = UInt32(buffer.count)
+                if produced == output.count { output.count = Swift.min(largest + 1, output.count * 2) }
+                status = output.withUnsafeMutableBytes { buffer in
+                    stream.next_out = buffer.bindMemory(to: UInt8.self).baseAddress! + produced
+                    stream.avail_out = UInt32(buffer.count - produced)
                     return CZlib.inflate(&stream, Z_NO_FLUSH)
                 }
-                inflated.append(contentsOf: chunk[..<(chunk.count - Int(stream.avail_out))])
-                guard inflated.count <= largest else {
+                produced = output.count - Int(stream.avail_out)
+                guard produced <= largest else {
                     throw StoreError.corrupt("\(what) that inflates past \(largest) bytes")
                 }
                 // Input used up before the stream's end: the stored bytes were cut short.
@@ -115,7 +119,7 @@ struct PresetDeflate: Sendable {
         guard status == Z_STREAM_END, stream.avail_in == 0 else {
             throw StoreError.corrupt("\(what) that does not inflate (zlib \(status))")
         }
-        return inflated
+        return output.withUnsafeBytes { Data(bytes: $0.baseAddress!, count: produced) }
     }
 
     /// A deflate stream that has taken in the dictionary and nothing else. Taking

@@ -85,6 +85,24 @@ import Testing
         }
     }
 
+    /// A value inflates into a buffer sized from its stored bytes, grown while the
+    /// stream goes on: one many times its stored size comes back whole, up to the
+    /// largest a value may be and not a byte past it.
+    @Test func aValueManyTimesItsStoredSizeComesBackWholeUpToTheLargest() throws {
+        let largest = 1 << 20
+        for count in [1, 1023, 1024, 1025, 70_000, largest] {
+            let value = Data((0..<count).map { UInt8(truncatingIfNeeded: $0 / 4000 + 32) })
+            let stored = StoredPayload.stored(value)
+            // Past 1 KiB, more than the first buffer holds: the buffer grows.
+            if count > 1024 { #expect(max(1024, stored.count * 8) < count, "\(count) stored in \(stored.count)") }
+            #expect(try StoredPayload.payload(fromStored: stored) == value, "\(count)")
+        }
+        let past = StoredPayload.stored(Data(repeating: 0x20, count: largest + 1))
+        #expect(throws: StoreError.corrupt("a stored payload that inflates past \(largest) bytes")) {
+            try StoredPayload.payload(fromStored: past)
+        }
+    }
+
     @Test func aPayloadThatWouldInflatePastAnyPushIsRefused() {
         let huge = StoredPayload.stored(Data(repeating: 0x20, count: 2 << 20))
         #expect(huge.count < 10_000)
