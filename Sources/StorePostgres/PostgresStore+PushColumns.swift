@@ -18,10 +18,10 @@ struct TopicCodes {
 extension PostgresStore {
     /// Each topic's code in `push_topic`, registering those no node has met yet.
     ///
-    /// A code is remembered by this node only once it was read as committed by
-    /// another transaction: a code this transaction registers would name nothing
-    /// if the transaction rolled back, so it is used here and read again next
-    /// time. Two nodes meeting a new topic at once both insert it; the unique key
+    /// A code is remembered by this node only once it was read as committed, by
+    /// an earlier transaction or another node: a code this transaction registers
+    /// would name nothing if the transaction rolled back, so it is used here and
+    /// read again next time. Two nodes meeting a new topic at once both insert it; the unique key
     /// makes the second wait for the first and do nothing, and read the first's code.
     func topicCodes(of topics: [Topic], _ connection: PostgresConnection) async throws -> [Int32] {
         let known = topicCodeCache.withLockedValue { cache in topics.map { cache.byTopic[$0] } }
@@ -76,7 +76,7 @@ extension PostgresStore {
         switch destination {
         case .channel(let channel): return ByteBuffer(string: channel.rawValue)
         case .device(let token):
-            guard let bytes = lowercaseHexBytes(token.hex) else { throw StoreError.corrupt("token '\(token.hex)' is not lowercase hex") }
+            guard let bytes = lowercaseHexBytes(token.hex) else { throw StoreError.corrupt("a push's token that is not lowercase hex") }
             return ByteBuffer(bytes: bytes)
         }
     }

@@ -88,9 +88,8 @@ extension PostgresStore {
         """
 
     static let outboxColumns = """
-        o.id, m.adventure, m.target_kind::text, m.target_id, m.push_type::text, m.topic_code, m.priority, m.expiration, m.payload,
-        m.reason,
-        m.has_alert, m.is_end, o.supersedable, m.tick, o.state, o.outcome, o.attempts, m.created_at
+        o.id, m.adventure, m.target_kind::text, m.target_id, m.push_type::text, m.topic_code, m.priority, m.expiration,
+        m.payload, m.reason, m.has_alert, m.is_end, o.supersedable, m.tick, o.state, o.outcome, o.attempts, m.created_at
         """
 
     typealias OutboxColumns = (Int64, String?, String, String, String, Int32, Int, Int, Data, String, Bool, Bool, Bool, Int?,

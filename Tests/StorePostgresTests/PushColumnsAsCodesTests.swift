@@ -164,7 +164,7 @@ struct PushColumnEncodingTests {
         #expect(PostgresStore.lowercaseHexBytes("") == [])
         for other in ["00FF", "0ff", "zz", "0g"] { #expect(PostgresStore.lowercaseHexBytes(other) == nil, "\(other)") }
         #expect(try PostgresStore.storedDestination(.channel("Zmlyc3Q=")) == ByteBuffer(string: "Zmlyc3Q="))
-        #expect(throws: StoreError.corrupt("token 'ABCD' is not lowercase hex")) {
+        #expect(throws: StoreError.corrupt("a push's token that is not lowercase hex")) {
             try PostgresStore.storedDestination(.device(PushToken(stored: "ABCD")))
         }
     }
