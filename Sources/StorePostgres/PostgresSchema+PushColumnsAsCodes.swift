@@ -95,12 +95,14 @@ extension PostgresSchema {
         """
         INSERT INTO push_log (id, outbox, written_by, sent_at, status, attempts, apns_id, adventure, token, reason, apns_id_not_uuid)
         SELECT l.id, l.outbox, l.written_by, l.sent_at, l.status, l.attempts,
-               CASE WHEN l.apns_id ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN l.apns_id::uuid END,
+               CASE WHEN id.is_uuid THEN l.apns_id::uuid END,
                l.adventure,
                CASE WHEN m.target_kind = 'followerChannel' THEN convert_to(l.token, 'UTF8') ELSE decode(l.token, 'hex') END,
                l.reason,
-               CASE WHEN l.apns_id !~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN l.apns_id END
-        FROM push_log_before_v23 l JOIN outbox_message m ON m.id = l.outbox ORDER BY l.id
+               CASE WHEN NOT id.is_uuid THEN l.apns_id END
+        FROM push_log_before_v23 l JOIN outbox_message m ON m.id = l.outbox,
+             LATERAL (SELECT l.apns_id ~ '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' AS is_uuid) id
+        ORDER BY l.id
         """,
         "ALTER SEQUENCE push_log_id_seq OWNED BY push_log.id",
         "CREATE INDEX push_log_by_adventure_in_commit_order ON push_log(adventure, written_by, id)",

@@ -95,38 +95,27 @@ extension PostgresStore {
     /// The id spelt `8-4-4-4-12` lowercase hex digits, as PostgreSQL writes a
     /// `uuid`; nil for any other spelling, which it would not give back as it was.
     static func canonicalLowercaseUUID(_ text: String) -> UUID? {
-        var text = text
-        return text.withUTF8 { digits -> UUID? in
-            guard digits.count == 36 else { return nil }
-            var bytes = [UInt8](repeating: 0, count: 16)
-            var index = 0
-            for (position, digit) in digits.enumerated() {
-                if position == 8 || position == 13 || position == 18 || position == 23 {
-                    guard digit == UInt8(ascii: "-") else { return nil }
-                    continue
-                }
-                guard let value = lowercaseHexValue(digit) else { return nil }
-                bytes[index / 2] |= index.isMultiple(of: 2) ? value << 4 : value
-                index += 1
-            }
-            return bytes.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
-        }
+        let characters = Array(text.utf8)
+        let dashes = [8, 13, 18, 23]
+        guard characters.count == 36, dashes.allSatisfy({ characters[$0] == UInt8(ascii: "-") }),
+              let bytes = lowercaseHexBytes(characters.indices.filter { !dashes.contains($0) }.map { characters[$0] })
+        else { return nil }
+        return bytes.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
     }
 
     /// The bytes of an even number of lowercase hex digits, which `encode(…, 'hex')`
     /// gives back as they were; nil for anything else.
-    static func lowercaseHexBytes(_ hex: String) -> [UInt8]? {
-        var hex = hex
-        return hex.withUTF8 { digits -> [UInt8]? in
-            guard digits.count.isMultiple(of: 2) else { return nil }
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(digits.count / 2)
-            for index in stride(from: 0, to: digits.count, by: 2) {
-                guard let high = lowercaseHexValue(digits[index]), let low = lowercaseHexValue(digits[index + 1]) else { return nil }
-                bytes.append(high << 4 | low)
-            }
-            return bytes
+    static func lowercaseHexBytes(_ hex: String) -> [UInt8]? { lowercaseHexBytes(Array(hex.utf8)) }
+
+    private static func lowercaseHexBytes(_ digits: [UInt8]) -> [UInt8]? {
+        guard digits.count.isMultiple(of: 2) else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let high = lowercaseHexValue(digits[index]), let low = lowercaseHexValue(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
         }
+        return bytes
     }
 
     private static func lowercaseHexValue(_ digit: UInt8) -> UInt8? {
