@@ -17,7 +17,8 @@
 # PostgreSQL `pg_waldump --stats=record`, the statements by WAL bytes and the
 # rows a tick writes by column.
 # PostgreSQL runs with the recommended production settings, deploy/postgresql.conf
-# (PGCONF=FILE for others, PGCONF=none for PostgreSQL's own defaults).
+# (PGCONF=FILE for others, PGCONF=none for PostgreSQL's own defaults);
+# INITDB_ARGS are passed to initdb (say "--locale=en_US.UTF-8").
 # With SKIP_BUILD=1, the release binaries as they were last built.
 # BENCH_ARGS are passed to every ServerLoadBench run (say "--in-flight 2048").
 set -euo pipefail
@@ -31,6 +32,7 @@ channel_modes=${CHANNELS:-on}
 bytes=${BYTES:-0}
 read -r -a bench_args <<< "${BENCH_ARGS:-}"
 pgconf=${PGCONF:-deploy/postgresql.conf}
+read -r -a initdb_args <<< "${INITDB_ARGS:-}"
 [[ $pgconf == none ]] && pgconf=""
 [[ -z $pgconf || -r $pgconf ]] || { echo "server-load.sh: cannot read PGCONF $pgconf" >&2; exit 2; }
 
@@ -56,7 +58,7 @@ simulator_pid=""
 stop_all() { [[ -n $simulator_pid ]] && kill "$simulator_pid" 2>/dev/null; wait 2>/dev/null; stop; }
 trap stop_all EXIT
 as_postgres "$pgbin/initdb" -D "$folder/data" -U postgres --auth=scram-sha-256 --pwfile="$folder/password" \
-    --encoding=UTF8 >/dev/null
+    --encoding=UTF8 "${initdb_args[@]}" >/dev/null
 if [[ -n $pgconf ]]; then
     # A copy beside the cluster: the postgres user may not read this checkout.
     cp "$pgconf" "$folder/data/rangers.conf"

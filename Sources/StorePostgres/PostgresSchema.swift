@@ -33,6 +33,7 @@ enum PostgresSchema {
         Migration(name: "v21-deflated-game-text", statements: v21DeflatedGameText),
         Migration(name: "v22-outbox-claimed-in-place", statements: v22OutboxClaimedInPlace),
         Migration(name: "v23-push-columns-as-codes", statements: v23PushColumnsAsCodes),
+        Migration(name: "v24-ids-compared-as-bytes", statements: v24IdsComparedAsBytes),
     ]
 
     /// v6's index by (adventure, writing transaction, id) serves every read of an

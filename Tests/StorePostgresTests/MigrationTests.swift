@@ -103,8 +103,9 @@ struct PostgresMigrationTests {
         }
         let reopened = try await PostgresStore.open(location)
         try await closing(reopened) {
-            #expect(try await reopened.appliedMigrations().suffix(4) == ["v11-outbox-message", "v18-pushes-through-ticks",
-                                                                         "v22-outbox-claimed-in-place", "v23-push-columns-as-codes"])
+            #expect(try await reopened.appliedMigrations().suffix(5) == ["v11-outbox-message", "v18-pushes-through-ticks",
+                                                                         "v22-outbox-claimed-in-place", "v23-push-columns-as-codes",
+                                                                         "v24-ids-compared-as-bytes"])
             #expect(try await reopened.outbox(of: id) == before)
             #expect(try await reopened.pushLog(of: id).map(\.payload) == before.filter { $0.state == .sent }.map(\.message.payload))
             try await reopened.playNextTick(of: id) { _ in [update(activity, tick: 3)] }
@@ -226,7 +227,7 @@ struct PostgresMigrationTests {
         let reopened = try await PostgresStore.open(location)
         try await closing(reopened) {
             let applied = try await reopened.appliedMigrations()
-            #expect(applied.suffix(2) == ["v13-lean-push-log", "v23-push-columns-as-codes"])
+            #expect(applied.suffix(3) == ["v13-lean-push-log", "v23-push-columns-as-codes", "v24-ids-compared-as-bytes"])
             #expect(try await reopened.pushLog(of: id) == before)
         }
     }

@@ -47,7 +47,7 @@ struct PushColumnsAsCodesTests {
         }
         let reopened = try await PostgresStore.open(location)
         try await closing(reopened) {
-            #expect(try await reopened.appliedMigrations().last == "v23-push-columns-as-codes")
+            #expect(try await reopened.appliedMigrations().suffix(2) == ["v23-push-columns-as-codes", "v24-ids-compared-as-bytes"])
             #expect(try await reopened.outbox(of: id) == outbox)
             #expect(try await reopened.pushLog(of: id) == log)
             let logger = Logger(label: "tests.migration")
@@ -172,8 +172,9 @@ struct PushColumnEncodingTests {
 
 extension PostgresStore {
     /// Puts the messages' and the push log's columns back as v22 left them (text
-    /// topic, kinds, token and APNs id), and v23 as not applied: what the
-    /// migration tests of the migrations before it start from.
+    /// topic, kinds, token and APNs id), and v23 and v24 as not applied: what the
+    /// migration tests of the migrations before it start from (v24 after v23,
+    /// which makes the two tables again).
     func putPushColumnsBackAsV22Left() async throws {
         let logger = Logger(label: "tests.migration")
         for statement in [
@@ -198,7 +199,7 @@ extension PostgresStore {
             "DROP TABLE push_topic",
             "DROP TYPE push_target_kind",
             "DROP TYPE apns_push_type",
-            "DELETE FROM schema_migration WHERE name = 'v23-push-columns-as-codes'",
+            "DELETE FROM schema_migration WHERE name IN ('v23-push-columns-as-codes', 'v24-ids-compared-as-bytes')",
         ] {
             _ = try await query(PostgresQuery(unsafeSQL: statement), logger: logger)
         }
