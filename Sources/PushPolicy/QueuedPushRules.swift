@@ -13,6 +13,17 @@ public enum QueuedPushRules {
         }
     }
 
+    /// Whether a claim must look for a newer push to this one's target before
+    /// sending it. Queuing a push supersedes at once the supersedable ones waiting
+    /// for its target; those are decided only by ticks (`OutboxMessage.forTick`),
+    /// and an adventure's ticks are stored one after another, each seeing the one
+    /// before it committed. So a push that has waited since it was queued has no
+    /// newer one: only a push that has been out (answered "try again later", or
+    /// left by a dispatcher that stopped) can have had one queued meanwhile.
+    public static func mayHaveNewerPush(supersedable: Bool, attempts: Int) -> Bool {
+        supersedable && attempts > 0
+    }
+
     /// Why a supersedable push was not sent: a newer push to its activity was
     /// queued, or is being or has been sent.
     public static let supersededReason = "a newer update for this activity was queued"

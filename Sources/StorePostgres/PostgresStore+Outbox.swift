@@ -51,7 +51,8 @@ extension PostgresStore {
     /// not waited for, so each push is claimed by one dispatcher. On the way, as
     /// `OutboxStore` says, pushes with a newer one to their target are superseded
     /// and those that can go nowhere are dropped. A handful of statements per
-    /// batch, however many rows.
+    /// batch, however many rows; the search for a newer push to a target, only
+    /// for the pushes that have been out (`QueuedPushRules.mayHaveNewerPush`).
     ///
     /// Each pending push's message is looked up by its key (`OFFSET 0` keeps the
     /// planner from joining them otherwise). The planner cannot know that the
@@ -74,7 +75,9 @@ extension PostgresStore {
             guard let last = candidates.last else { break }
             after = last.id.rawValue
 
-            let superseded = try await supersedeWhereNewer(candidates.filter(\.message.supersedable).map(\.id.rawValue), connection)
+            let superseded = try await supersedeWhereNewer(candidates.filter {
+                QueuedPushRules.mayHaveNewerPush(supersedable: $0.message.supersedable, attempts: $0.attempts)
+            }.map(\.id.rawValue), connection)
             let live = candidates.filter { !superseded.contains($0.id.rawValue) }
             let tokens = try await currentTokens(of: live.map(\.message), connection)
 

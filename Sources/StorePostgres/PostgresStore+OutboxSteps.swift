@@ -19,6 +19,12 @@ extension PostgresStore {
                  _ connection: PostgresConnection) async throws -> [Int64] {
         guard !queued.isEmpty else { return [] }
         let messages = queued.map(\.message)
+        // What lets a claim look for newer pushes only behind those that have been
+        // out (`QueuedPushRules.mayHaveNewerPush`): a tick's transaction is the
+        // only one that queues a push a newer one may supersede.
+        guard inTickLog || !messages.contains(where: \.supersedable) else {
+            throw StoreError.invalid("a push that a newer one may supersede is queued only by its adventure's tick")
+        }
         try await endPending(to: messages.map(\.target), supersedableOnly: true, as: .superseded, QueuedPushRules.supersededReason,
                              connection)
         var lastIndex: [PushTarget: Int] = [:]

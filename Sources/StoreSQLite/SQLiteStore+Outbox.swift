@@ -34,7 +34,8 @@ extension SQLiteStore {
             guard let last = candidates.last else { break }
             after = last.id
             for row in candidates {
-                if row.message.supersedable, try Self.hasNewerPush(to: row.message.target, than: row.id, upTo: row.newerQueued, db) {
+                if QueuedPushRules.mayHaveNewerPush(supersedable: row.message.supersedable, attempts: row.attempts),
+                   try Self.hasNewerPush(to: row.message.target, than: row.id, upTo: row.newerQueued, db) {
                     try Self.supersede(row.id, db)
                     continue
                 }

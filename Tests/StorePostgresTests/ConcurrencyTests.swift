@@ -79,6 +79,66 @@ struct PostgresConcurrencyTests {
         for record in records { #expect(try await a.adventure(record.adventure).lastTick == 1) }
     }
 
+    /// Consecutive ticks of the same adventures stored at once, in two
+    /// transactions (tick t and t + 1, each made beforehand; one node, so that
+    /// its lease lets both through): the later tick's fenced update waits for the
+    /// earlier's transaction, so its queuing sees the earlier's routine updates
+    /// and supersedes them, and no two wait side by side for one activity. That is
+    /// what lets a claim look for a newer push only behind the pushes that have
+    /// been out (`QueuedPushRules.mayHaveNewerPush`).
+    @Test func aTicksRoutineUpdatesSupersedeThoseOfTheTickStoredAtTheSameMoment() async throws {
+        let (_, a, _) = try await twoNodes()
+        let b = a
+        var adventures: [(id: AdventureID, activities: [ActivityID], game: Adventure, state: AdventureState)] = []
+        for seed in 0..<6 {
+            let trio = try await Trio.make(in: a)
+            let adventure = try await trio.startAdventure(seed: UInt64(seed))
+            adventures.append((adventure.id, try await trio.registerActivities(for: adventure.id),
+                               try trio.game(seed: UInt64(seed)), adventure.state))
+        }
+        func records(_ tick: Int, _ states: [AdventureState]) -> [TickRecord] {
+            zip(adventures, states).map { adventure, state in
+                TickRecord(adventure: adventure.id, tick: tick, state: state, events: [], appliedCommandIDs: [],
+                           outbox: adventure.activities.map { update($0, tick: tick) }, ledgers: [:])
+            }
+        }
+        for tick in stride(from: 1, to: 9, by: 2) {
+            let earlier = adventures.map { $0.game.tick($0.state).state }
+            let later = zip(adventures, earlier).map { $0.game.tick($1).state }
+            let (earlierTicks, laterTicks) = (records(tick, earlier), records(tick + 1, later))
+            async let first = a.recordTicks(earlierTicks, at: Date())
+            async let second = b.recordTicks(laterTicks, at: Date())
+            let (one, other) = try await (first, second)
+            #expect(one.allSatisfy { if case .success = $0 { true } else { false } }, "tick \(tick): \(one)")
+            // A later tick that came first was refused by the fence: stored now, after.
+            let refused = laterTicks.enumerated().filter { if case .failure = other[$0.offset] { true } else { false } }
+            if !refused.isEmpty { _ = try await b.recordTicks(refused.map(\.element), at: Date()) }
+            for (index, adventure) in adventures.enumerated() {
+                adventures[index].state = later[index]
+                let waiting = try await a.outbox(of: adventure.id).filter { $0.state == .pending }
+                #expect(waiting.map(\.message.payload) == adventure.activities.map { update($0, tick: tick + 1).payload },
+                        "tick \(tick + 1): \(waiting.map(\.id))")
+            }
+        }
+    }
+
+    /// And only a tick queues a push a newer one may supersede: anything else
+    /// that tried would be refused, not raced.
+    @Test func aPushANewerOneMaySupersedeIsQueuedOnlyByATick() async throws {
+        let (_, a, _) = try await twoNodes()
+        let trio = try await Trio.make(in: a)
+        let adventure = try await trio.startAdventure()
+        let activity = try #require(try await trio.registerActivities(for: adventure.id).first)
+        await #expect {
+            try await a.transaction { try await a.enqueue([QueuedMessage(message: update(activity))], at: Date(), $0) }
+        } throws: { error in
+            if case .invalid(let reason) = error as? StoreError { reason.contains("only by its adventure's tick") } else { false }
+        }
+        #expect(try await a.outbox(of: adventure.id).isEmpty)
+        let alert = try await a.transaction { try await a.enqueue([QueuedMessage(message: update(activity, alert: true))], at: Date(), $0) }
+        #expect(alert.count == 1)
+    }
+
     /// 120 pushes, two dispatchers claiming at once in small batches: each push is
     /// claimed by exactly one of them.
     @Test func eachPushIsClaimedByOneDispatcher() async throws {
