@@ -7,15 +7,14 @@ extension PostgresSchema {
     /// rules, under "C" it is a `memcmp`. Ids have no linguistic order, and
     /// SQLite already orders them as bytes: both engines now order them alike.
     ///
-    /// The rule is every index's: each text column an index holds, and both
-    /// sides of every foreign key (`IdsComparedAsBytesTests`).
-    ///
-    /// Changing a column's collation keeps its rows where they are and builds its
-    /// indexes again. Every column that holds an id is changed, indexed or not,
-    /// so that no comparison of two ids mixes collations (one side's index could
-    /// not serve it). What people write (names, reasons, notes, locales) keeps
-    /// the database's collation; the party directory's index orders names as
-    /// bytes already.
+    /// Which columns: each text column an index holds and both sides of every
+    /// foreign key (`IdsComparedAsBytesTests` checks both), and the ids that are
+    /// neither (who claimed a push, who stored a tick), so that no comparison of
+    /// two ids mixes collations and leaves one side's index unused. What people
+    /// write (names, reasons, notes, locales) keeps the database's collation; the
+    /// party directory's index orders names as bytes already. Changing a
+    /// column's collation leaves its rows where they are and builds its indexes
+    /// again.
     ///
     /// A column a trigger names cannot change its type, so v20's trigger on the
     /// activities goes while their columns change and comes back as it was, in
