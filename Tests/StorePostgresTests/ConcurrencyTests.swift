@@ -88,7 +88,6 @@ struct PostgresConcurrencyTests {
     /// been out (`QueuedPushRules.mayHaveNewerPush`).
     @Test func aTicksRoutineUpdatesSupersedeThoseOfTheTickStoredAtTheSameMoment() async throws {
         let (_, a, _) = try await twoNodes()
-        let b = a
         var adventures: [(id: AdventureID, activities: [ActivityID], game: Adventure, state: AdventureState)] = []
         for seed in 0..<6 {
             let trio = try await Trio.make(in: a)
@@ -107,12 +106,12 @@ struct PostgresConcurrencyTests {
             let later = zip(adventures, earlier).map { $0.game.tick($1).state }
             let (earlierTicks, laterTicks) = (records(tick, earlier), records(tick + 1, later))
             async let first = a.recordTicks(earlierTicks, at: Date())
-            async let second = b.recordTicks(laterTicks, at: Date())
+            async let second = a.recordTicks(laterTicks, at: Date())
             let (one, other) = try await (first, second)
             #expect(one.allSatisfy { if case .success = $0 { true } else { false } }, "tick \(tick): \(one)")
             // A later tick that came first was refused by the fence: stored now, after.
             let refused = laterTicks.enumerated().filter { if case .failure = other[$0.offset] { true } else { false } }
-            if !refused.isEmpty { _ = try await b.recordTicks(refused.map(\.element), at: Date()) }
+            if !refused.isEmpty { _ = try await a.recordTicks(refused.map(\.element), at: Date()) }
             for (index, adventure) in adventures.enumerated() {
                 adventures[index].state = later[index]
                 let waiting = try await a.outbox(of: adventure.id).filter { $0.state == .pending }
