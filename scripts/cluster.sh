@@ -195,12 +195,12 @@ wait "$watcher" || { echo "cluster.sh: the live page's stream through nginx miss
 while [[ $(psql -c "SELECT count(*) FROM adventure WHERE status = 'running'" rangers) != 0 ]]; do sleep 2; done
 echo "== every adventure has ended; who stored which ticks"
 psql -c "SELECT left(adventure, 8) || ': ' || string_agg(node || ' ' || first || '-' || last, ', ' ORDER BY first)
-         FROM (SELECT adventure, node, min(tick) AS first, max(tick) AS last FROM tick_log GROUP BY adventure, node) runs
+         FROM (SELECT adventure, node, min(tick) AS first, max(tick) AS last FROM tick_log_with_ids GROUP BY adventure, node) runs
          GROUP BY adventure ORDER BY adventure" rangers
 psql -c "SELECT 'taken over after ' || round(min(extract(epoch FROM t.stored_at) - $killed_at)::numeric, 1) || ' s at the earliest, '
          || round(max(extract(epoch FROM t.stored_at) - $killed_at)::numeric, 1) || ' s at the latest'
-         FROM tick_log t WHERE t.node <> '$victim' AND extract(epoch FROM t.stored_at) > $killed_at
-         AND t.adventure IN (SELECT adventure FROM tick_log WHERE node = '$victim')
-         AND t.tick = (SELECT min(tick) FROM tick_log u WHERE u.adventure = t.adventure AND extract(epoch FROM u.stored_at) > $killed_at)" rangers
+         FROM tick_log_with_ids t WHERE t.node <> '$victim' AND extract(epoch FROM t.stored_at) > $killed_at
+         AND t.adventure IN (SELECT adventure FROM tick_log_with_ids WHERE node = '$victim')
+         AND t.tick = (SELECT min(tick) FROM tick_log_with_ids u WHERE u.adventure = t.adventure AND extract(epoch FROM u.stored_at) > $killed_at)" rangers
 sleep $((lease + 6))
 psql -c "SELECT 'pushes: ' || string_agg(state || ' ' || n, ', ') FROM (SELECT state, count(*) AS n FROM outbox GROUP BY state) s" rangers

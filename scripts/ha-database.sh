@@ -386,7 +386,7 @@ until [[ $(psql -c "SELECT count(*) FROM adventure WHERE id IN ($ids_sql) AND la
 done
 running_at_kill=$(psql -c "SELECT count(*) FROM adventure WHERE id IN ($ids_sql) AND status = 'running'" rangers)
 sync_names=$(psql -c "SHOW synchronous_standby_names" rangers)
-psql -c "SELECT adventure || ' ' || tick || ' ' || node || ' ' || stored_at FROM tick_log ORDER BY 1" rangers > "$folder/ticks-before-kill"
+psql -c "SELECT adventure || ' ' || tick || ' ' || node || ' ' || stored_at FROM tick_log_with_ids ORDER BY 1" rangers > "$folder/ticks-before-kill"
 psql -c "SELECT id FROM player ORDER BY id" rangers > "$folder/players-before-kill"
 
 primary=""
@@ -479,7 +479,7 @@ done
 # The query's answer is read into a variable first: a query that fails must fail
 # the check, not leave a loop that reads nothing and so finds nothing wrong.
 if ended=$(psql -F '|' -c "SELECT a.id, a.status, a.last_tick, count(t.tick), min(t.tick), max(t.tick)
-                           FROM adventure a LEFT JOIN tick_log t ON t.adventure = a.id
+                           FROM adventure a LEFT JOIN tick_log_with_ids t ON t.adventure = a.id
                            WHERE a.id IN ($ids_sql) GROUP BY a.id ORDER BY a.id" rangers 2>&1); then
     checked=0
     while IFS='|' read -r id status last count lo hi; do
@@ -494,7 +494,7 @@ else
 fi
 echo "  who stored which ticks:"
 psql -c "SELECT '    ' || left(adventure, 8) || ': ' || string_agg(node || ' ' || first || '-' || last, ', ' ORDER BY first)
-         FROM (SELECT adventure, node, min(tick) AS first, max(tick) AS last FROM tick_log
+         FROM (SELECT adventure, node, min(tick) AS first, max(tick) AS last FROM tick_log_with_ids
                WHERE adventure IN ($ids_sql) GROUP BY adventure, node) runs GROUP BY adventure ORDER BY adventure" rangers
 # 3. Replay: each event log is the adventure's uninterrupted run.
 for id in "${adventures[@]}"; do
@@ -507,7 +507,7 @@ for id in "${adventures[@]}"; do
 done
 # 4. Nothing committed lost: every tick stored before the kill, as it was stored, and
 # every player the API acknowledged creating (before, during and after the failover).
-psql -c "SELECT adventure || ' ' || tick || ' ' || node || ' ' || stored_at FROM tick_log ORDER BY 1" rangers > "$folder/ticks-after"
+psql -c "SELECT adventure || ' ' || tick || ' ' || node || ' ' || stored_at FROM tick_log_with_ids ORDER BY 1" rangers > "$folder/ticks-after"
 psql -c "SELECT id FROM player ORDER BY id" rangers > "$folder/players-after"
 lost_ticks=$(comm -23 <(sort "$folder/ticks-before-kill") <(sort "$folder/ticks-after") | wc -l)
 python3 - "$folder/prober.jsonl" > "$folder/players-acknowledged" <<'EOF'
@@ -523,7 +523,7 @@ echo "  players the API acknowledged: $(wc -l < "$folder/players-acknowledged") 
 ((lost_players == 0)) || fail "$lost_players players the API acknowledged are missing"
 
 # 5. The figures.
-first_tick=$(psql -F ' ' -c "SELECT extract(epoch FROM stored_at), left(adventure, 8), tick, node FROM tick_log
+first_tick=$(psql -F ' ' -c "SELECT extract(epoch FROM stored_at), left(adventure, 8), tick, node FROM tick_log_with_ids
                              WHERE extract(epoch FROM stored_at) > $killed_at ORDER BY stored_at LIMIT 1" rangers)
 if [[ -n $first_tick ]]; then
     read -r first_tick_at first_tick_adventure first_tick_number first_tick_node <<< "$first_tick"
@@ -553,7 +553,7 @@ first_ok_node=$(awk '$1 == "FIRST_OK" { print $3 }' "$folder/prober-summary")
 [[ -n $first_ok ]] || fail "no write was acknowledged after the kill"
 while read -r ended id status; do
     timeline "$ended" "${id:0:8} ends: $status"
-done < <(psql -F ' ' -c "SELECT extract(epoch FROM max(t.stored_at)), a.id, a.status FROM adventure a JOIN tick_log t ON t.adventure = a.id
+done < <(psql -F ' ' -c "SELECT extract(epoch FROM max(t.stored_at)), a.id, a.status FROM adventure a JOIN tick_log_with_ids t ON t.adventure = a.id
                          WHERE a.id IN ($ids_sql) GROUP BY a.id, a.status" rangers)
 [[ -n $rejoined_at ]] && timeline "$rejoined_at" "$primary is back, a standby of $standby"
 # Each node's /readyz: when it first said otherwise than 200 after the kill, and 200 again.

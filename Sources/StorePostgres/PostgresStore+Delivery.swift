@@ -70,15 +70,15 @@ extension PostgresStore {
         if !logged.isEmpty {
             let pushes = logged.map(\.0), lines = logged.map(\.1)
             let apnsIDs = lines.map { Self.storedAPNsID($0.apnsID) }
+            // The adventure's code (v25) is its message's, read by the message's key.
             try await connection.query("""
-                INSERT INTO push_log (outbox, adventure, token, status, reason, apns_id, apns_id_not_uuid, attempts, sent_at)
-                SELECT id, NULLIF(adventure, ''), token, NULLIF(status, -1), NULLIF(reason, ''), NULLIF(apns_id, \(Self.noUUID)),
-                       NULLIF(apns_id_not_uuid, ''), attempts, \(now)
-                FROM UNNEST(\(pushes.map(\.id.rawValue))::int8[], \(pushes.map { $0.adventure?.rawValue ?? "" })::text[],
-                            \(try pushes.map { try Self.storedDestination($0.destination) })::bytea[],
+                INSERT INTO push_log (outbox, adventure_code, token, status, reason, apns_id, apns_id_not_uuid, attempts, sent_at)
+                SELECT id, (SELECT m.adventure_code FROM outbox_message m WHERE m.id = t.id), token, NULLIF(status, -1),
+                       NULLIF(reason, ''), NULLIF(apns_id, \(Self.noUUID)), NULLIF(apns_id_not_uuid, ''), attempts, \(now)
+                FROM UNNEST(\(pushes.map(\.id.rawValue))::int8[], \(try pushes.map { try Self.storedDestination($0.destination) })::bytea[],
                             \(lines.map { $0.status ?? -1 })::int8[], \(lines.map { $0.reason ?? "" })::text[],
                             \(apnsIDs.map(\.uuid))::uuid[], \(apnsIDs.map(\.text))::text[], \(lines.map(\.attempts))::int8[])
-                     WITH ORDINALITY AS t(id, adventure, token, status, reason, apns_id, apns_id_not_uuid, attempts, position)
+                     WITH ORDINALITY AS t(id, token, status, reason, apns_id, apns_id_not_uuid, attempts, position)
                 ORDER BY position
                 """, logger: logger)
         }

@@ -31,19 +31,21 @@ extension PostgresStore {
         for (index, message) in messages.enumerated() { lastIndex[message.target] = index }
         let superseded = messages.indices.map { $0 != lastIndex[messages[$0].target] && messages[$0].supersedable }
         let topics = try await topicCodes(of: messages.map(\.topic), connection)
-        // Arrays hold no NULL here: '' stands for "no adventure", -1 for "no tick".
+        // Arrays hold no NULL here: '' stands for "no adventure", -1 for "no tick"
+        // and for "the adventure's code is not known here" (looked up by its id).
         // A push is two rows with one id (v11): its progress and its message.
         let ids = try await connection.query("""
             WITH t AS MATERIALIZED (
                 SELECT nextval('outbox_id_seq') AS id, u.*
-                FROM UNNEST(\(queued.map { $0.adventure?.rawValue ?? "" })::text[], \(messages.map(\.target.kind.rawValue))::text[],
+                FROM UNNEST(\(queued.map { $0.adventureCode == nil ? $0.adventure?.rawValue ?? "" : "" })::text[],
+                            \(queued.map { $0.adventureCode ?? -1 })::int8[], \(messages.map(\.target.kind.rawValue))::text[],
                             \(messages.map(\.target.id))::text[], \(messages.map(\.pushType.rawValue))::text[],
                             \(topics)::int4[], \(messages.map(\.priority.rawValue))::int8[],
                             \(messages.map(\.expiration))::int8[], \(messages.map { ByteBuffer(bytes: StoredPayload.stored($0.payload)) })::bytea[],
                             \(messages.map(\.reason))::text[], \(messages.map(\.hasAlert))::bool[], \(messages.map(\.isEnd))::bool[],
                             \(messages.map(\.supersedable))::bool[], \(queued.map { $0.tick ?? -1 })::int8[], \(superseded)::bool[])
-                     WITH ORDINALITY AS u(adventure, target_kind, target_id, push_type, topic_code, priority, expiration, payload, reason,
-                                          has_alert, is_end, supersedable, tick, superseded, position)
+                     WITH ORDINALITY AS u(adventure, adventure_code, target_kind, target_id, push_type, topic_code, priority, expiration,
+                                          payload, reason, has_alert, is_end, supersedable, tick, superseded, position)
                 ORDER BY position
             ), progress AS (
                 INSERT INTO outbox (id, supersedable, state, outcome, attempts, next_attempt_at)
@@ -51,9 +53,11 @@ extension PostgresStore {
                        CASE WHEN superseded THEN \(QueuedPushRules.supersededReason) END, 0, \(now)
                 FROM t ORDER BY id
             )
-            INSERT INTO outbox_message (id, adventure, target_kind, target_id, push_type, topic_code, priority, expiration, payload,
+            INSERT INTO outbox_message (id, adventure_code, target_kind, target_id, push_type, topic_code, priority, expiration, payload,
                                         reason, has_alert, is_end, tick, created_at, in_tick_log)
-            SELECT id, NULLIF(adventure, ''), target_kind::push_target_kind, target_id, push_type::apns_push_type, topic_code,
+            SELECT id, CASE WHEN adventure_code >= 0 THEN adventure_code
+                            ELSE (SELECT a.code FROM adventure a WHERE a.id = NULLIF(t.adventure, '')) END,
+                   target_kind::push_target_kind, target_id, push_type::apns_push_type, topic_code,
                    priority, expiration, payload, reason,
                    has_alert, is_end, NULLIF(tick, -1), \(now), \(inTickLog)
             FROM t ORDER BY id
@@ -97,15 +101,19 @@ extension PostgresStore {
     }
 }
 
-/// A push to queue, with the adventure and tick it belongs to, if any.
+/// A push to queue, with the adventure and tick it belongs to, if any. A tick
+/// knows its adventure's code (v25) from its fenced update; other callers leave
+/// it to be looked up.
 struct QueuedMessage {
     var message: OutboxMessage
     var adventure: AdventureID?
+    var adventureCode: Int64?
     var tick: Int?
 
-    init(message: OutboxMessage, adventure: AdventureID? = nil, tick: Int? = nil) {
+    init(message: OutboxMessage, adventure: AdventureID? = nil, adventureCode: Int64? = nil, tick: Int? = nil) {
         self.message = message
         self.adventure = adventure
+        self.adventureCode = adventureCode
         self.tick = tick
     }
 }

@@ -16,7 +16,7 @@ extension PostgresStore {
             let entries = try await connection.query("""
                 SELECT \(unescaped: Self.pushLogColumns), l.written_by::text, l.id
                 FROM push_log l JOIN outbox_message m ON m.id = l.outbox
-                WHERE l.adventure = \(adventure.rawValue)
+                WHERE l.adventure_code = (SELECT code FROM adventure WHERE id = \(adventure.rawValue))
                   AND (l.written_by, l.id) > (\(String(cursor.batch))::xid8, \(cursor.entry))
                   AND l.written_by < pg_snapshot_xmin(pg_current_snapshot())
                 ORDER BY l.written_by, l.id LIMIT \(max(0, limit))
@@ -32,7 +32,8 @@ extension PostgresStore {
                 }
             let waitingRows = try await connection.query("""
                 SELECT \(unescaped: Self.outboxColumns) FROM \(unescaped: Self.outboxRows)
-                WHERE NOT o.finished AND o.state = 'pending' AND m.adventure = \(adventure.rawValue) AND o.attempts > 0 ORDER BY o.id
+                WHERE NOT o.finished AND o.state = 'pending' AND o.attempts > 0
+                  AND m.adventure_code = (SELECT code FROM adventure WHERE id = \(adventure.rawValue)) ORDER BY o.id
                 """, logger: logger).decodeAll(OutboxColumns.self)
             return PushLogPage(entries: entries, cursor: entries.last?.cursor ?? cursor,
                                waitingForRetry: try await self.entries(waitingRows, connection))
@@ -69,7 +70,8 @@ extension PostgresStore {
             _ = try await requireAdventure(adventure, lock: "", connection)
             return try await connection.query("""
                 SELECT \(unescaped: Self.pushLogColumns)
-                FROM push_log l JOIN outbox_message m ON m.id = l.outbox WHERE l.adventure = \(adventure.rawValue) ORDER BY l.id
+                FROM push_log l JOIN outbox_message m ON m.id = l.outbox
+                WHERE l.adventure_code = (SELECT code FROM adventure WHERE id = \(adventure.rawValue)) ORDER BY l.id
                 """, logger: logger).decodeAll(PushLogColumns.self).map { try Self.pushLogEntry($0, of: adventure) }
         }
     }
@@ -80,32 +82,46 @@ extension PostgresStore {
     static let outboxRows = "outbox o JOIN outbox_message m ON m.id = o.id"
 
     /// The ids of the adventure bound as `$1`'s pushes: those its ticks queued,
-    /// named by their rows of the tick log, and the others (v18).
+    /// named by their rows of the tick log, and the others (v18); both name it by
+    /// its code (v25).
     static let adventurePushIDs = """
-        SELECT unnest(pushes) FROM tick_log WHERE adventure = $1
+        SELECT unnest(pushes) FROM tick_log WHERE adventure_code = (SELECT code FROM adventure WHERE id = $1)
         UNION ALL
-        SELECT id FROM outbox_message WHERE adventure = $1 AND NOT in_tick_log
+        SELECT id FROM outbox_message WHERE adventure_code = (SELECT code FROM adventure WHERE id = $1) AND NOT in_tick_log
         """
 
+    /// A message names its adventure by its code (v25): `entries` reads their ids.
     static let outboxColumns = """
-        o.id, m.adventure, m.target_kind::text, m.target_id, m.push_type::text, m.topic_code, m.priority, m.expiration,
+        o.id, m.adventure_code, m.target_kind::text, m.target_id, m.push_type::text, m.topic_code, m.priority, m.expiration,
         m.payload, m.reason, m.has_alert, m.is_end, o.supersedable, m.tick, o.state, o.outcome, o.attempts, m.created_at
         """
 
-    typealias OutboxColumns = (Int64, String?, String, String, String, Int32, Int, Int, Data, String, Bool, Bool, Bool, Int?,
+    typealias OutboxColumns = (Int64, Int64?, String, String, String, Int32, Int, Int, Data, String, Bool, Bool, Bool, Int?,
                                String, String?, Int, Date)
 
-    /// The rows' entries, their topics read from their codes (`topics`).
+    /// The rows' entries, their topics and adventures read from their codes
+    /// (`topics`; the adventures' in one statement for all the rows).
     func entries(_ rows: [OutboxColumns], _ connection: PostgresConnection) async throws -> [OutboxEntry] {
         let topics = try await self.topics(Set(rows.map(\.5)), connection)
+        let codes = Array(Set(rows.compactMap(\.1)))
+        var adventures: [Int64: AdventureID] = [:]
+        if !codes.isEmpty {
+            for (code, id) in try await connection.query("""
+                SELECT code, id FROM adventure WHERE code = ANY(\(codes))
+                """, logger: logger).decodeAll((Int64, String).self) { adventures[code] = AdventureID(id) }
+        }
         return try rows.map { row in
             guard let topic = topics[row.5] else { throw StoreError.corrupt("topic \(row.5) of outbox row \(row.0)") }
-            return try Self.entry(row, topic: topic)
+            let adventure = try row.1.map { code in
+                guard let id = adventures[code] else { throw StoreError.corrupt("adventure \(code) of outbox row \(row.0)") }
+                return id
+            }
+            return try Self.entry(row, adventure: adventure, topic: topic)
         }
     }
 
-    static func entry(_ row: OutboxColumns, topic: Topic) throws -> OutboxEntry {
-        let (id, adventure, kind, target, pushType, _, storedPriority, expiration, payload, reason, hasAlert, isEnd, supersedable,
+    static func entry(_ row: OutboxColumns, adventure: AdventureID?, topic: Topic) throws -> OutboxEntry {
+        let (id, _, kind, target, pushType, _, storedPriority, expiration, payload, reason, hasAlert, isEnd, supersedable,
              tick, state, outcome, attempts, createdAt) = row
         let priority = try StoredValues.priority(storedPriority, ofOutboxRow: id)
         guard let state = OutboxState(rawValue: state) else { throw StoreError.corrupt("state '\(state)' of outbox row \(id)") }
@@ -113,7 +129,7 @@ extension PostgresStore {
                                     topic: topic, priority: priority, expiration: expiration,
                                     payload: try StoredPayload.payload(fromStored: payload),
                                     reason: reason, hasAlert: hasAlert, isEnd: isEnd, supersedable: supersedable)
-        return OutboxEntry(id: OutboxID(id), adventure: adventure.map(AdventureID.init), tick: tick, message: message,
+        return OutboxEntry(id: OutboxID(id), adventure: adventure, tick: tick, message: message,
                            state: state, outcome: outcome, attempts: attempts, createdAt: createdAt)
     }
 

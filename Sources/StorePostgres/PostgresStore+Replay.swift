@@ -36,7 +36,8 @@ extension PostgresStore {
     /// The adventure's rows of events (`TickEventsText`), in tick order.
     func tickEvents(of adventure: AdventureID, _ connection: PostgresConnection) async throws -> [(tick: Int, events: String)] {
         try await connection.query("""
-            SELECT tick, events FROM tick_log WHERE adventure = \(adventure.rawValue) AND events IS NOT NULL ORDER BY tick
+            SELECT tick, events FROM tick_log
+            WHERE adventure_code = (SELECT code FROM adventure WHERE id = \(adventure.rawValue)) AND events IS NOT NULL ORDER BY tick
             """, logger: logger).decodeAll((Int, Data).self).map { (tick: $0.0, events: try StoredGameText.text(fromStored: $0.1)) }
     }
 }

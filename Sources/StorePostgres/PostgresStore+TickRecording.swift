@@ -80,10 +80,10 @@ extension PostgresStore {
         }
         // The fence (see `recordTicks`).
         let candidates = batch.filter { refused[$0.index] == nil }
-        var stored: [String: (party: String, nextTickAt: Int?)] = [:]
+        var stored: [String: (code: Int64, party: String, nextTickAt: Int?)] = [:]
         if !candidates.isEmpty {
             let records = candidates.map(\.record)
-            for (id, party, nextTickAt) in try await connection.query("""
+            for (id, code, party, nextTickAt) in try await connection.query("""
                 UPDATE adventure SET state = t.state, status = t.status, last_tick = t.tick,
                     next_tick_at = CASE WHEN t.status = 'running' THEN adventure.started_at + (t.tick + 1) * adventure.tick_interval END,
                     ended_at = CASE WHEN t.status = 'running' THEN NULL ELSE adventure.started_at + t.tick * adventure.tick_interval END,
@@ -96,20 +96,22 @@ extension PostgresStore {
                      AS t(id, tick, state, status)
                 WHERE adventure.id = t.id AND adventure.last_tick = t.tick - 1 AND adventure.status = 'running'
                   AND (adventure.lease_holder IS NULL OR adventure.lease_holder = \(node) OR adventure.lease_until <= now())
-                RETURNING adventure.id, adventure.party, adventure.next_tick_at
-                """, logger: logger).decodeAll((String, String, Int?).self) {
-                stored[id] = (party, nextTickAt)
+                RETURNING adventure.id, adventure.code, adventure.party, adventure.next_tick_at
+                """, logger: logger).decodeAll((String, Int64, String, Int?).self) {
+                stored[id] = (code, party, nextTickAt)
             }
             let fenced = candidates.filter { stored[$0.record.adventure.rawValue] == nil }
             for (index, reason) in try await whyNotStored(fenced.map { ($0.index, $0.record) }, connection) {
                 refused[index] = reason
             }
         }
-        let accepted = candidates.map(\.record).filter { stored[$0.adventure.rawValue] != nil }
+        let accepted = candidates.map(\.record).compactMap { record in
+            stored[record.adventure.rawValue].map { (record: record, code: $0.code) }
+        }
 
         if !accepted.isEmpty {
             try await storeContents(of: accepted, at: now, connection)
-            for record in accepted where !record.state.isRunning {
+            for (record, _) in accepted where !record.state.isRunning {
                 if let leaveChannelPush = record.leaveChannelPush, let party = stored[record.adventure.rawValue]?.party {
                     try await sendOffChannel(party: PartyID(party), players: nil, at: now, leaveChannelPush, connection)
                 }
@@ -122,24 +124,27 @@ extension PostgresStore {
         }
     }
 
-    /// Events, applied commands, pushes and budgets of ticks the fence let through:
-    /// one statement each.
-    private func storeContents(of records: [TickRecord], at now: Date, _ connection: PostgresConnection) async throws {
-        let pushes = try await enqueue(records.flatMap { record in
-            record.outbox.map { QueuedMessage(message: $0, adventure: record.adventure, tick: record.tick) }
+    /// Events, applied commands, pushes and budgets of ticks the fence let through,
+    /// each with its adventure's code (v25): one statement each.
+    private func storeContents(of accepted: [(record: TickRecord, code: Int64)], at now: Date,
+                               _ connection: PostgresConnection) async throws {
+        let records = accepted.map(\.record)
+        let pushes = try await enqueue(accepted.flatMap { record, code in
+            record.outbox.map { QueuedMessage(message: $0, adventure: record.adventure, adventureCode: code, tick: record.tick) }
         }, inTickLog: true, at: now, connection)
-        // One row per tick: the node that stored it, its events if it has any
+        // One row per tick: the node that stored it (its code, v25), its events if it has any
         // (`TickEventsText`, stored as `StoredGameText`; no events is no bytes,
         // stored as NULL), and the pushes it queued (v18), positions `first` to
         // `last` of `pushes`.
         let lasts = records.reduce(into: [Int]()) { $0.append(($0.last ?? 0) + $1.outbox.count) }
         try await connection.query("""
-            INSERT INTO tick_log (adventure, tick, node, events, pushes)
-            SELECT id, tick, \(node), NULLIF(events, ''::bytea), CASE WHEN last >= first THEN (\(pushes)::int8[])[first:last] END
-            FROM UNNEST(\(records.map(\.adventure.rawValue))::text[], \(records.map(\.tick))::int8[],
+            INSERT INTO tick_log (adventure_code, tick, node_code, events, pushes)
+            SELECT code, tick, (SELECT code FROM node WHERE id = \(node)), NULLIF(events, ''::bytea),
+                   CASE WHEN last >= first THEN (\(pushes)::int8[])[first:last] END
+            FROM UNNEST(\(accepted.map(\.code))::int8[], \(records.map(\.tick))::int8[],
                         \(records.map { ByteBuffer(bytes: StoredGameText.stored(TickEventsText.text(of: $0.eventTexts))) })::bytea[],
                         \(zip(records, lasts).map { $1 - $0.outbox.count + 1 })::int4[], \(lasts)::int4[])
-                 AS t(id, tick, events, first, last)
+                 AS t(code, tick, events, first, last)
             """, logger: logger)
         let applied = records.flatMap { record in record.appliedCommandIDs.map { ($0.rawValue, record.tick) } }
         if !applied.isEmpty {

@@ -116,11 +116,17 @@ public final class PostgresStore: RangersStore {
     // MARK: Heartbeat
 
     /// Registers or renews this node's heartbeat, in the database's clock: every
-    /// node compares against the same one.
+    /// node compares against the same one. A renewal is an update: an insert that
+    /// met its row would still draw a number for the node's code (v25) each beat.
     func beat() async throws {
         let started = ContinuousClock.now
         try await query("""
-            INSERT INTO node (id, started_at, alive_until) VALUES (\(node), now(), now() + make_interval(secs => \(leaseSeconds)))
+            WITH renewed AS (
+                UPDATE node SET alive_until = now() + make_interval(secs => \(leaseSeconds)), stopped_at = NULL
+                WHERE id = \(node) RETURNING id
+            )
+            INSERT INTO node (id, started_at, alive_until)
+            SELECT \(node), now(), now() + make_interval(secs => \(leaseSeconds)) WHERE NOT EXISTS (SELECT 1 FROM renewed)
             ON CONFLICT (id) DO UPDATE SET alive_until = excluded.alive_until, stopped_at = NULL
             """, logger: logger)
         lastBeat.withLockedValue { $0 = started }

@@ -99,7 +99,7 @@ struct Cluster {
     /// Every stored tick: adventure, tick, the node that stored it, when (unix seconds, database clock).
     func tickLog() async throws -> [(adventure: String, tick: Int, node: String, at: Double)] {
         try await database.rows(sqlite: "", postgres: """
-            SELECT adventure, tick::text, node, extract(epoch FROM stored_at)::text FROM tick_log ORDER BY tick_log.adventure, tick_log.tick
+            SELECT adventure, tick::text, node, extract(epoch FROM stored_at)::text FROM tick_log_with_ids t ORDER BY t.adventure, t.tick
             """).map { ($0[0]!, Int($0[1]!)!, $0[2]!, Double($0[3]!)!) }
     }
 

@@ -31,7 +31,8 @@ struct DeflatedGameTextPostgresTests {
         for (tick, events) in Dictionary(grouping: before.events, by: \.tick) {
             let text = TickEventsText.text(of: events.map(\.json))
             _ = try await store.query("""
-                UPDATE tick_log SET events = convert_to(\(text), 'UTF8') WHERE adventure = \(id.rawValue) AND tick = \(tick)
+                UPDATE tick_log SET events = convert_to(\(text), 'UTF8')
+                WHERE adventure_code = (SELECT code FROM adventure WHERE id = \(id.rawValue)) AND tick = \(tick)
                 """, logger: logger)
         }
         #expect(try await store.storedGameText(of: id).state == Data(state.utf8))
@@ -77,7 +78,8 @@ extension PostgresStore {
         let state = try await query("SELECT state FROM adventure WHERE id = \(id.rawValue)", logger: logger)
             .decodeAll(Data.self)
         let events = try await query("""
-            SELECT events FROM tick_log WHERE adventure = \(id.rawValue) AND events IS NOT NULL ORDER BY tick
+            SELECT events FROM tick_log WHERE adventure_code = (SELECT code FROM adventure WHERE id = \(id.rawValue))
+              AND events IS NOT NULL ORDER BY tick
             """, logger: logger).decodeAll(Data.self)
         return (try #require(state.first), events)
     }
@@ -88,8 +90,8 @@ extension PostgresStore {
     func putGameTextBackAsV20Left() async throws {
         let logger = Logger(label: "tests.migration")
         let states = try await query("SELECT id, state FROM adventure", logger: logger).decodeAll((String, Data).self)
-        let events = try await query("SELECT adventure, tick, events FROM tick_log WHERE events IS NOT NULL", logger: logger)
-            .decodeAll((String, Int, Data).self)
+        let events = try await query("SELECT adventure_code, tick, events FROM tick_log WHERE events IS NOT NULL", logger: logger)
+            .decodeAll((Int64, Int, Data).self)
         for statement in [
             "ALTER TABLE tick_log DROP CONSTRAINT tick_log_events_check",
             "ALTER TABLE tick_log ALTER COLUMN events TYPE TEXT USING NULL",
@@ -105,7 +107,7 @@ extension PostgresStore {
         for (adventure, tick, stored) in events {
             _ = try await query("""
                 UPDATE tick_log SET events = \(try StoredGameText.text(fromStored: stored))
-                WHERE adventure = \(adventure) AND tick = \(tick)
+                WHERE adventure_code = \(adventure) AND tick = \(tick)
                 """, logger: logger)
         }
         _ = try await query("ALTER TABLE tick_log ADD CONSTRAINT tick_log_events_check CHECK (events <> '')", logger: logger)

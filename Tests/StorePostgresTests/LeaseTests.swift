@@ -74,7 +74,7 @@ struct PostgresLeaseTests {
         #expect("\(refusal)".contains("held by node \(b.node)"))
         #expect(try await b.recordTicks([record])[0].get().lastTick == 1)
         #expect(try await a.renewLeases() == .only([]))
-        let log = try await database.rows(sqlite: "", postgres: "SELECT tick::text, node FROM tick_log WHERE adventure = $1",
+        let log = try await database.rows(sqlite: "", postgres: "SELECT tick::text, node FROM tick_log_with_ids WHERE adventure = $1",
                                           [adventure.id.rawValue])
         #expect(log == [["1", b.node]])
     }
@@ -97,7 +97,7 @@ struct PostgresLeaseTests {
         try await store.playNextTick(of: adventure.id)
         await #expect(throws: (any Error).self) {
             _ = try await database.rows(sqlite: "", postgres: """
-                INSERT INTO tick_log (adventure, tick, node) VALUES ($1, 1, 'another') RETURNING tick::text
+                INSERT INTO tick_log (adventure_code, tick) SELECT code, 1 FROM adventure WHERE id = $1 RETURNING tick::text
                 """, [adventure.id.rawValue])
         }
     }

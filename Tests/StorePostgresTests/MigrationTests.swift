@@ -12,13 +12,14 @@ struct PostgresMigrationTests {
     /// A database from before v8 had a row per event; v8 carries every event
     /// over, in order and byte for byte, into a row per tick (since v12, the
     /// tick's row of the tick log). The database is put back as v7 left it (the
-    /// event table, v8, v12 and v21 not applied), then reopened.
+    /// event table, v8, v12, v21 and v25 not applied), then reopened.
     @Test func v8KeepsEveryEventInOrder() async throws {
         let location = try await PostgresTestServer.shared.freshDatabase()
         let store = try await PostgresStore.open(location)
         let id = try await closing(store) {
             let id = try await Trio.make(in: store).startAdventure().id
             try await store.putGameTextBackAsV20Left()
+            try await store.putIdsBackAsV24Left()
             let logger = Logger(label: "tests.migration")
             for statement in [
                 // v12 undone: the tick log without events.
@@ -48,8 +49,8 @@ struct PostgresMigrationTests {
             #expect(texts == [LoggedEventText(tick: 1, json: #"{"a":1}"#), LoggedEventText(tick: 1, json: #"{"b":2}"#),
                               LoggedEventText(tick: 1, json: #"{"c":"x\ny"}"#),
                               LoggedEventText(tick: 3, json: #"{"type":"bossEnraged"}"#)])
-            #expect(try await reopened.appliedMigrations().suffix(3) == ["v8-tick-events", "v12-tick-log-events",
-                                                                         "v21-deflated-game-text"])
+            #expect(try await reopened.appliedMigrations().suffix(4) == ["v8-tick-events", "v12-tick-log-events",
+                                                                         "v21-deflated-game-text", "v25-ids-as-codes-in-the-logs"])
         }
     }
 
@@ -103,9 +104,9 @@ struct PostgresMigrationTests {
         }
         let reopened = try await PostgresStore.open(location)
         try await closing(reopened) {
-            #expect(try await reopened.appliedMigrations().suffix(5) == ["v11-outbox-message", "v18-pushes-through-ticks",
+            #expect(try await reopened.appliedMigrations().suffix(6) == ["v11-outbox-message", "v18-pushes-through-ticks",
                                                                          "v22-outbox-claimed-in-place", "v23-push-columns-as-codes",
-                                                                         "v24-ids-compared-as-bytes"])
+                                                                         "v24-ids-compared-as-bytes", "v25-ids-as-codes-in-the-logs"])
             #expect(try await reopened.outbox(of: id) == before)
             #expect(try await reopened.pushLog(of: id).map(\.payload) == before.filter { $0.state == .sent }.map(\.message.payload))
             try await reopened.playNextTick(of: id) { _ in [update(activity, tick: 3)] }
@@ -141,6 +142,7 @@ struct PostgresMigrationTests {
             let before = try await store.record(of: id, includingOutbox: false).events
             #expect(Set(before.map(\.tick)) == [1, 2, 3])
             try await store.putGameTextBackAsV20Left()
+            try await store.putIdsBackAsV24Left()
             let logger = Logger(label: "tests.migration")
             for statement in [
                 "CREATE TABLE tick_events (adventure TEXT NOT NULL REFERENCES adventure(id), tick INTEGER NOT NULL, events TEXT NOT NULL, PRIMARY KEY (adventure, tick))",
@@ -158,11 +160,14 @@ struct PostgresMigrationTests {
         }
         let reopened = try await PostgresStore.open(location)
         try await closing(reopened) {
-            #expect(try await reopened.appliedMigrations().suffix(2) == ["v12-tick-log-events", "v21-deflated-game-text"])
+            #expect(try await reopened.appliedMigrations().suffix(3) == ["v12-tick-log-events", "v21-deflated-game-text",
+                                                                         "v25-ids-as-codes-in-the-logs"])
             #expect(try await reopened.record(of: id, includingOutbox: false).events == before)
             let logger = Logger(label: "tests.migration")
-            let nodes = try await reopened.query("SELECT tick, node FROM tick_log WHERE adventure = \(id.rawValue) ORDER BY tick",
-                                                 logger: logger).decodeAll((Int, String?).self)
+            let nodes = try await reopened.query("""
+                SELECT l.tick, n.id FROM tick_log l LEFT JOIN node n ON n.code = l.node_code
+                WHERE l.adventure_code = (SELECT code FROM adventure WHERE id = \(id.rawValue)) ORDER BY l.tick
+                """, logger: logger).decodeAll((Int, String?).self)
             #expect(nodes.map(\.0) == [1, 2, 3])
             #expect(nodes[0].1 == nil && nodes[1].1 != nil && nodes[2].1 != nil)
             try await reopened.playNextTick(of: id)
@@ -217,17 +222,13 @@ struct PostgresMigrationTests {
             "\(error)".contains("a push log entry says another target, push type or priority than its push")
         }
         // The columns are all there still; the entry is put right by hand.
-        let configuration = PostgresConnection.Configuration(host: location.host, port: location.port, username: location.user,
-                                                             password: location.password, database: location.database, tls: .disable)
-        let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
-        let kept = try await connection.query("SELECT count(*) FROM push_log WHERE push_type IS NOT NULL", logger: logger).collect()
-        #expect(try kept.first?.decode(Int.self) == 2)
-        try await connection.query("UPDATE push_log SET priority = 10 WHERE apns_id = 'a-1'", logger: logger)
-        try await connection.close()
+        #expect(try await rawRows(in: location, "SELECT count(*)::text FROM push_log WHERE push_type IS NOT NULL") == [["2"]])
+        _ = try await rawRows(in: location, "UPDATE push_log SET priority = 10 WHERE apns_id = 'a-1'")
         let reopened = try await PostgresStore.open(location)
         try await closing(reopened) {
             let applied = try await reopened.appliedMigrations()
-            #expect(applied.suffix(3) == ["v13-lean-push-log", "v23-push-columns-as-codes", "v24-ids-compared-as-bytes"])
+            #expect(applied.suffix(4) == ["v13-lean-push-log", "v23-push-columns-as-codes", "v24-ids-compared-as-bytes",
+                                          "v25-ids-as-codes-in-the-logs"])
             #expect(try await reopened.pushLog(of: id) == before)
         }
     }
@@ -252,7 +253,9 @@ struct PostgresMigrationTests {
             _ = try await store.recordAndClaim([PushResult(claimed[0], .delivered(apnsID: "a-1"))], limit: 0)
             let before = try await store.pushLog(of: adventure.id)
             #expect(before.count == 1)
-            // Put back as v14 left it.
+            let events = try await store.record(of: adventure.id, includingOutbox: false).events
+            // Put back as v14 left it, v25 (which the keys' columns change) undone first.
+            try await store.putIdsBackAsV24Left()
             for statement in [
                 "ALTER TABLE tick_log ADD CONSTRAINT tick_log_adventure_fkey FOREIGN KEY (adventure) REFERENCES adventure(id)",
                 """
@@ -268,12 +271,13 @@ struct PostgresMigrationTests {
                 _ = try await store.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }
             let keys = try await store.query(PostgresQuery(unsafeSQL: foreignKeys), logger: logger).decodeAll(String.self)
-            return (adventure.id, before, try await store.record(of: adventure.id, includingOutbox: false).events, keys)
+            return (adventure.id, before, events, keys)
         }
         #expect(keysBefore.contains("push_log.push_log_outbox_fkey") && keysBefore.contains("command.command_adventure_fkey"))
         let reopened = try await PostgresStore.open(location)
         try await closing(reopened) {
-            #expect(try await reopened.appliedMigrations().last == "v15-logs-without-foreign-keys")
+            #expect(try await reopened.appliedMigrations().suffix(2) == ["v15-logs-without-foreign-keys",
+                                                                         "v25-ids-as-codes-in-the-logs"])
             let keys = try await reopened.query(PostgresQuery(unsafeSQL: foreignKeys), logger: logger).decodeAll(String.self)
             #expect(keys == keysBefore.filter {
                 !["tick_log.tick_log_adventure_fkey", "outbox_message.outbox_message_adventure_fkey",
@@ -296,7 +300,7 @@ struct PostgresMigrationTests {
             let definitions = try await store.query(PostgresQuery(unsafeSQL: """
                 SELECT pg_get_indexdef(indexrelid) FROM pg_index WHERE indrelid = 'adventure'::regclass
                 """), logger: logger).decodeAll(String.self)
-            #expect(definitions.count == 4)
+            #expect(definitions.count == 5)
             for definition in definitions {
                 for changed in ["state", "last_tick", "next_tick_at", "lease_until"] {
                     #expect(definition.range(of: "\\b\(changed)\\b", options: .regularExpression) == nil,

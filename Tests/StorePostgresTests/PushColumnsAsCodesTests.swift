@@ -47,7 +47,8 @@ struct PushColumnsAsCodesTests {
         }
         let reopened = try await PostgresStore.open(location)
         try await closing(reopened) {
-            #expect(try await reopened.appliedMigrations().suffix(2) == ["v23-push-columns-as-codes", "v24-ids-compared-as-bytes"])
+            #expect(try await reopened.appliedMigrations().suffix(3) == ["v23-push-columns-as-codes", "v24-ids-compared-as-bytes",
+                                                                         "v25-ids-as-codes-in-the-logs"])
             #expect(try await reopened.outbox(of: id) == outbox)
             #expect(try await reopened.pushLog(of: id) == log)
             let logger = Logger(label: "tests.migration")
@@ -87,14 +88,10 @@ struct PushColumnsAsCodesTests {
         await #expect { try await PostgresStore.open(location) } throws: { error in
             "\(error)".contains("a push log entry has no push, or names a device token that is not lowercase hex")
         }
-        let configuration = PostgresConnection.Configuration(host: location.host, port: location.port, username: location.user,
-                                                             password: location.password, database: location.database, tls: .disable)
-        let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
-        let left = try await connection.query("""
+        let left = try await rawRows(in: location, """
             SELECT data_type FROM information_schema.columns WHERE table_name = 'push_log' AND column_name = 'token'
-            """, logger: logger).collect()
-        try await connection.close()
-        #expect(try left.first?.decode(String.self) == "text")
+            """)
+        #expect(left == [["text"]])
     }
 
     /// Every push type the server knows has its value in the schema's enum: a
@@ -172,10 +169,11 @@ struct PushColumnEncodingTests {
 
 extension PostgresStore {
     /// Puts the messages' and the push log's columns back as v22 left them (text
-    /// topic, kinds, token and APNs id), and v23 and v24 as not applied: what the
-    /// migration tests of the migrations before it start from (v24 after v23,
-    /// which makes the two tables again).
+    /// topic, kinds, token and APNs id), and v23, v24 and v25 as not applied: what
+    /// the migration tests of the migrations before it start from (v24 and v25
+    /// after v23, which makes the two tables again).
     func putPushColumnsBackAsV22Left() async throws {
+        try await putIdsBackAsV24Left()
         let logger = Logger(label: "tests.migration")
         for statement in [
             "ALTER TABLE outbox_message ADD COLUMN topic TEXT",

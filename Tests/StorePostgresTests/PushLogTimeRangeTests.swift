@@ -21,8 +21,8 @@ struct PushLogTimeRangeTests {
         try await store.recordDelivered(push, apnsID: "now")
         // A day of answers before it, one every second, appended in time order.
         _ = try await database.rows(sqlite: "", postgres: """
-            INSERT INTO push_log (outbox, adventure, token, status, attempts, sent_at)
-            SELECT outbox, adventure, token, status, attempts, sent_at - make_interval(secs => 86400 - g)
+            INSERT INTO push_log (outbox, adventure_code, token, status, attempts, sent_at)
+            SELECT outbox, adventure_code, token, status, attempts, sent_at - make_interval(secs => 86400 - g)
             FROM push_log, generate_series(1, 86399) AS g ORDER BY g
             """)
         // What autovacuum does for each range once it is full (the index's `autosummarize`).

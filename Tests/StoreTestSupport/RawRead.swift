@@ -28,25 +28,31 @@ extension TestDatabase {
                 }
             }
         case .postgres:
-            let location = try PostgresLocation(url: location)
-            let logger = Logger(label: "tests.raw-read")
-            let connection = try await PostgresConnection.connect(
-                configuration: .init(host: location.host, port: location.port, username: location.user,
-                                     password: location.password, database: location.database, tls: .disable),
-                id: 2, logger: logger)
-            do {
-                var query = PostgresQuery(unsafeSQL: postgres)
-                for argument in arguments { query.binds.append(argument, context: .default) }
-                var rows: [[String?]] = []
-                for try await row in try await connection.query(query, logger: logger) {
-                    rows.append(try row.map { cell in try cell.decode(String?.self) })
-                }
-                try await connection.close()
-                return rows
-            } catch {
-                try? await connection.close()
-                throw error
-            }
+            return try await rawRows(in: try PostgresLocation(url: location), postgres, arguments)
         }
+    }
+}
+
+/// Reads a PostgreSQL database through a connection of its own, not a store (so
+/// nothing is migrated first): what is left after a store refused to open it,
+/// or what no store operation exposes. Every column is read as text.
+public func rawRows(in location: PostgresLocation, _ sql: String, _ arguments: [String] = []) async throws -> [[String?]] {
+    let logger = Logger(label: "tests.raw-read")
+    let connection = try await PostgresConnection.connect(
+        configuration: .init(host: location.host, port: location.port, username: location.user,
+                             password: location.password, database: location.database, tls: .disable),
+        id: 2, logger: logger)
+    do {
+        var query = PostgresQuery(unsafeSQL: sql)
+        for argument in arguments { query.binds.append(argument, context: .default) }
+        var rows: [[String?]] = []
+        for try await row in try await connection.query(query, logger: logger) {
+            rows.append(try row.map { cell in try cell.decode(String?.self) })
+        }
+        try await connection.close()
+        return rows
+    } catch {
+        try? await connection.close()
+        throw error
     }
 }

@@ -24,7 +24,11 @@ import Vocabulary
         return Footprint(
             adventure: adventure,
             events: try await database.rows(sqlite: "SELECT tick, events FROM tickEvents ORDER BY adventure, tick",
-                                            postgres: "SELECT tick::text, node, events FROM tick_log ORDER BY adventure, tick"),
+                                            postgres: """
+                                                SELECT l.tick::text, n.id, l.events FROM tick_log l
+                                                JOIN adventure a ON a.code = l.adventure_code LEFT JOIN node n ON n.code = l.node_code
+                                                ORDER BY a.id, l.tick
+                                                """),
             commands: try await database.rows(sqlite: "SELECT id, tick FROM command ORDER BY id",
                                               postgres: "SELECT id::text, tick::text FROM command ORDER BY id"),
             outbox: try await database.rows(sqlite: "SELECT COUNT(*) FROM outbox", postgres: "SELECT COUNT(*)::text FROM outbox"),
