@@ -92,14 +92,12 @@ extension PostgresStore {
         let states = try await query("SELECT id, state FROM adventure", logger: logger).decodeAll((String, Data).self)
         let events = try await query("SELECT adventure_code, tick, events FROM tick_log WHERE events IS NOT NULL", logger: logger)
             .decodeAll((Int64, Int, Data).self)
-        for statement in [
+        try await runStatements([
             "ALTER TABLE tick_log DROP CONSTRAINT tick_log_events_check",
             "ALTER TABLE tick_log ALTER COLUMN events TYPE TEXT USING NULL",
             "ALTER TABLE adventure ALTER COLUMN state TYPE TEXT USING ''",
             "DELETE FROM schema_migration WHERE name = 'v21-deflated-game-text'",
-        ] {
-            _ = try await query(PostgresQuery(unsafeSQL: statement), logger: logger)
-        }
+        ])
         for (id, state) in states {
             _ = try await query("UPDATE adventure SET state = \(try StoredGameText.text(fromStored: state)) WHERE id = \(id)",
                                 logger: logger)

@@ -114,12 +114,18 @@ private struct AdventureRecordParts: Equatable {
 }
 
 extension PostgresStore {
+    /// Runs each statement in turn, as written: how the migration tests put a
+    /// database back as an earlier version left it.
+    func runStatements(_ statements: [String]) async throws {
+        let logger = Logger(label: "tests.migration")
+        for statement in statements { _ = try await query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+    }
+
     /// Puts the logs' adventures and nodes back as v24 left them (their ids, as
     /// text compared as bytes), and v25 as not applied: what the migration tests
     /// of the migrations before it start from.
     func putIdsBackAsV24Left() async throws {
-        let logger = Logger(label: "tests.migration")
-        for statement in [
+        try await runStatements([
             "DROP VIEW tick_log_with_ids",
             "CREATE FUNCTION test_adventure_id(code BIGINT) RETURNS TEXT LANGUAGE sql STABLE AS $$ SELECT id FROM adventure a WHERE a.code = $1 $$",
             "CREATE FUNCTION test_node_id(code INTEGER) RETURNS TEXT LANGUAGE sql STABLE AS $$ SELECT id FROM node n WHERE n.code = $1 $$",
@@ -138,8 +144,6 @@ extension PostgresStore {
             "ALTER TABLE adventure DROP COLUMN code",
             "ALTER TABLE node DROP COLUMN code",
             "DELETE FROM schema_migration WHERE name = 'v25-ids-as-codes-in-the-logs'",
-        ] {
-            _ = try await query(PostgresQuery(unsafeSQL: statement), logger: logger)
-        }
+        ])
     }
 }

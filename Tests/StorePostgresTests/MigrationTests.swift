@@ -21,7 +21,7 @@ struct PostgresMigrationTests {
             try await store.putGameTextBackAsV20Left()
             try await store.putIdsBackAsV24Left()
             let logger = Logger(label: "tests.migration")
-            for statement in [
+            try await store.runStatements([
                 // v12 undone: the tick log without events.
                 "ALTER TABLE tick_log DROP COLUMN events",
                 "ALTER TABLE tick_log ALTER COLUMN node SET NOT NULL",
@@ -31,9 +31,7 @@ struct PostgresMigrationTests {
                 CREATE TABLE event (adventure TEXT NOT NULL REFERENCES adventure(id), tick INTEGER NOT NULL,
                     position INTEGER NOT NULL, event TEXT NOT NULL, PRIMARY KEY (adventure, tick, position))
                 """,
-            ] {
-                _ = try await store.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-            }
+            ])
             // Ticks 1 and 3, inserted out of order; tick 2 had no events.
             for (tick, position, event) in [(3, 0, #"{"type":"bossEnraged"}"#), (1, 1, #"{"b":2}"#), (1, 0, #"{"a":1}"#),
                                             (1, 2, #"{"c":"x\ny"}"#)] {
@@ -71,12 +69,11 @@ struct PostgresMigrationTests {
             try await store.playNextTick(of: adventure.id) { _ in [update(activity, tick: 2)] }
             let before = try await store.outbox(of: adventure.id)
             #expect(Set(before.map(\.state)).isSuperset(of: [.sent, .pending]), "\(before.map(\.state))")
-            let logger = Logger(label: "tests.migration")
             // v23 and v22, which change the messages' columns and the progress rows, undone
             // first: they follow v11 again.
             try await store.putPushColumnsBackAsV22Left()
             try await store.putOutboxBackAsV21Left()
-            for statement in [
+            try await store.runStatements([
                 """
                 ALTER TABLE outbox ADD COLUMN adventure TEXT REFERENCES adventure(id), ADD COLUMN push_type TEXT,
                     ADD COLUMN topic TEXT, ADD COLUMN priority INTEGER, ADD COLUMN expiration BIGINT, ADD COLUMN payload BYTEA,
@@ -97,9 +94,7 @@ struct PostgresMigrationTests {
                 // v18, which changes the messages' table, undone too: it follows v11 again.
                 "ALTER TABLE tick_log DROP COLUMN pushes",
                 "DELETE FROM schema_migration WHERE name IN ('v11-outbox-message', 'v18-pushes-through-ticks')",
-            ] {
-                _ = try await store.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-            }
+            ])
             return (adventure.id, activity, before)
         }
         let reopened = try await PostgresStore.open(location)
@@ -143,8 +138,7 @@ struct PostgresMigrationTests {
             #expect(Set(before.map(\.tick)) == [1, 2, 3])
             try await store.putGameTextBackAsV20Left()
             try await store.putIdsBackAsV24Left()
-            let logger = Logger(label: "tests.migration")
-            for statement in [
+            try await store.runStatements([
                 "CREATE TABLE tick_events (adventure TEXT NOT NULL REFERENCES adventure(id), tick INTEGER NOT NULL, events TEXT NOT NULL, PRIMARY KEY (adventure, tick))",
                 "INSERT INTO tick_events SELECT adventure, tick, events FROM tick_log WHERE events IS NOT NULL",
                 // Tick 1 as stored before v3: events and no row in the tick log.
@@ -153,9 +147,7 @@ struct PostgresMigrationTests {
                 "ALTER TABLE tick_log ALTER COLUMN node SET NOT NULL",
                 "ALTER TABLE tick_log ALTER COLUMN stored_at SET NOT NULL",
                 "DELETE FROM schema_migration WHERE name = 'v12-tick-log-events'",
-            ] {
-                _ = try await store.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-            }
+            ])
             return (id, before)
         }
         let reopened = try await PostgresStore.open(location)
@@ -185,7 +177,6 @@ struct PostgresMigrationTests {
     @Test func v13ReadsThePushLogFromTheMessagesAndDropsNothingThatDiffers() async throws {
         let location = try await PostgresTestServer.shared.freshDatabase()
         let store = try await PostgresStore.open(location)
-        let logger = Logger(label: "tests.migration")
         let (id, before) = try await closing(store) {
             let trio = try await Trio.make(in: store)
             let adventure = try await trio.startAdventure()
@@ -200,7 +191,7 @@ struct PostgresMigrationTests {
             #expect(before.count == 2)
             // v23, which makes the columns v13 compares codes, undone first: it follows v13 again.
             try await store.putPushColumnsBackAsV22Left()
-            for statement in [
+            try await store.runStatements([
                 """
                 ALTER TABLE push_log ADD COLUMN target_kind TEXT, ADD COLUMN target_id TEXT, ADD COLUMN push_type TEXT,
                     ADD COLUMN priority INTEGER
@@ -213,9 +204,7 @@ struct PostgresMigrationTests {
                 "DELETE FROM schema_migration WHERE name = 'v13-lean-push-log'",
                 // An entry that says another priority than its push.
                 "UPDATE push_log SET priority = 5 WHERE apns_id = 'a-1'",
-            ] {
-                _ = try await store.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-            }
+            ])
             return (adventure.id, before)
         }
         await #expect { try await PostgresStore.open(location) } throws: { error in
@@ -256,7 +245,7 @@ struct PostgresMigrationTests {
             let events = try await store.record(of: adventure.id, includingOutbox: false).events
             // Put back as v14 left it, v25 (which the keys' columns change) undone first.
             try await store.putIdsBackAsV24Left()
-            for statement in [
+            try await store.runStatements([
                 "ALTER TABLE tick_log ADD CONSTRAINT tick_log_adventure_fkey FOREIGN KEY (adventure) REFERENCES adventure(id)",
                 """
                 ALTER TABLE outbox_message ADD CONSTRAINT outbox_message_adventure_fkey FOREIGN KEY (adventure)
@@ -267,9 +256,7 @@ struct PostgresMigrationTests {
                     ADD CONSTRAINT push_log_adventure_fkey FOREIGN KEY (adventure) REFERENCES adventure(id)
                 """,
                 "DELETE FROM schema_migration WHERE name = 'v15-logs-without-foreign-keys'",
-            ] {
-                _ = try await store.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-            }
+            ])
             let keys = try await store.query(PostgresQuery(unsafeSQL: foreignKeys), logger: logger).decodeAll(String.self)
             return (adventure.id, before, events, keys)
         }
@@ -344,18 +331,15 @@ struct PostgresMigrationTests {
     @Test func v20CountsChangesFromActivitiesStoredBefore() async throws {
         let location = try await PostgresTestServer.shared.freshDatabase()
         let store = try await PostgresStore.open(location)
-        let logger = Logger(label: "tests.migration")
         let (trio, adventure, activities) = try await closing(store) {
             let trio = try await Trio.make(in: store)
             let adventure = try await trio.startAdventure().id
             let activities = try await trio.registerActivities(for: adventure)
-            for statement in [
+            try await store.runStatements([
                 "DROP TABLE activity_change", "DROP TRIGGER live_activity_changed ON live_activity",
                 "DROP TRIGGER activity_token_changed ON activity_token", "DROP FUNCTION note_activity_change",
                 "DROP FUNCTION note_activity_token_change", "DELETE FROM schema_migration WHERE name = 'v20-activity-changes'",
-            ] {
-                _ = try await store.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-            }
+            ])
             return (trio, adventure, activities)
         }
         let reopened = try await PostgresStore.open(location)

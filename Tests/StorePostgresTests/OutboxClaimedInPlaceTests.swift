@@ -54,8 +54,7 @@ extension PostgresStore {
     /// as not applied: what the migration tests of the migrations before it
     /// start from.
     func putOutboxBackAsV21Left() async throws {
-        let logger = Logger(label: "tests.migration")
-        for statement in [
+        try await runStatements([
             "ALTER TABLE outbox DROP COLUMN finished",
             "ALTER TABLE outbox ADD COLUMN target_kind TEXT, ADD COLUMN target_id TEXT",
             "UPDATE outbox SET target_kind = m.target_kind, target_id = m.target_id FROM outbox_message m WHERE m.id = outbox.id",
@@ -64,8 +63,6 @@ extension PostgresStore {
             "CREATE INDEX outbox_sending ON outbox(claimed_at) WHERE state = 'sending'",
             "CREATE INDEX outbox_pending_by_target ON outbox(target_kind, target_id) WHERE state = 'pending'",
             "DELETE FROM schema_migration WHERE name = 'v22-outbox-claimed-in-place'",
-        ] {
-            _ = try await query(PostgresQuery(unsafeSQL: statement), logger: logger)
-        }
+        ])
     }
 }

@@ -174,8 +174,7 @@ extension PostgresStore {
     /// after v23, which makes the two tables again).
     func putPushColumnsBackAsV22Left() async throws {
         try await putIdsBackAsV24Left()
-        let logger = Logger(label: "tests.migration")
-        for statement in [
+        try await runStatements([
             "ALTER TABLE outbox_message ADD COLUMN topic TEXT",
             "UPDATE outbox_message m SET topic = t.topic FROM push_topic t WHERE t.code = m.topic_code",
             """
@@ -198,8 +197,6 @@ extension PostgresStore {
             "DROP TYPE push_target_kind",
             "DROP TYPE apns_push_type",
             "DELETE FROM schema_migration WHERE name IN ('v23-push-columns-as-codes', 'v24-ids-compared-as-bytes')",
-        ] {
-            _ = try await query(PostgresQuery(unsafeSQL: statement), logger: logger)
-        }
+        ])
     }
 }

@@ -44,15 +44,13 @@ struct PushesThroughTicksMigrationTests {
 
             // v25, which changes the columns v18 reads, undone first: it follows v18 again.
             try await store.putIdsBackAsV24Left()
-            for statement in [
+            try await store.runStatements([
                 "DROP INDEX outbox_message_outside_ticks",
                 "CREATE INDEX outbox_message_by_adventure ON outbox_message(adventure, id)",
                 "ALTER TABLE outbox_message DROP COLUMN in_tick_log",
                 "ALTER TABLE tick_log DROP COLUMN pushes",
                 "DELETE FROM schema_migration WHERE name = 'v18-pushes-through-ticks'",
-            ] {
-                _ = try await store.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-            }
+            ])
             return (adventure.id, activity, other.id, before)
         }
         let reopened = try await PostgresStore.open(location)
