@@ -26,7 +26,9 @@ extension PostgresStore {
     func topicCodes(of topics: [Topic], _ connection: PostgresConnection) async throws -> [Int32] {
         let known = topicCodeCache.withLockedValue { cache in topics.map { cache.byTopic[$0] } }
         if !known.contains(nil) { return known.map { $0! } }
-        let missing = Array(Set(zip(topics, known).filter { $0.1 == nil }.map(\.0.rawValue)))
+        // In one order for every node: two inserting the same new topics in
+        // different orders would each wait on the other's entry in the unique index.
+        let missing = Set(zip(topics, known).filter { $0.1 == nil }.map(\.0.rawValue)).sorted()
         let registered = Set(try await connection.query("""
             INSERT INTO push_topic (topic) SELECT unnest(\(missing)::text[]) ON CONFLICT (topic) DO NOTHING RETURNING topic
             """, logger: logger).decodeAll(String.self))
