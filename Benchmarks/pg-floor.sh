@@ -28,11 +28,14 @@
 # dictionaries (StoredPayload, StoredGameText): a 183-byte state, 50 bytes of
 # events, 95-byte payloads.
 #
-# Four more layouts add to "deflated" what lets several dispatchers share the
-# pushes, each claimed by one, in four designs (what the floor is for an outbox):
-#   - "claimed-rows", as the server's outbox does (v22): a progress row per push,
-#     written when queued, claimed (FOR UPDATE SKIP LOCKED, a version on its page)
-#     and answered, with a partial index of the unfinished pushes;
+# Five more layouts add to "deflated" what lets several dispatchers share the
+# pushes, each claimed by one, in five designs (what the floor is for an outbox):
+#   - "claimed-rows", as the server's outbox did from v22 to v25: a progress row
+#     per push, written when queued, claimed (FOR UPDATE SKIP LOCKED, a version
+#     on its page) and answered, with a partial index of the unfinished pushes;
+#   - "claimed-rows-deleted", as the server's outbox does since v26: the same
+#     progress row and claim, no partial index (the table holds the unfinished
+#     pushes only), and the row deleted with its answer;
 #   - "claimed-ranges": a claim is one row a batch naming the range of pushes it
 #     took (claims taken one at a time under an advisory lock), and a push has a
 #     progress row only while unfinished (its retries), deleted with its answer;
@@ -50,6 +53,7 @@
 #   LAYOUTS="content deflated" bash Benchmarks/pg-floor.sh
 #   LAYOUTS="deflated claimed-rows claimed-ranges claims-only" bash Benchmarks/pg-floor.sh
 #   LAYOUTS="deflated claims-only claims-in-commit-order" bash Benchmarks/pg-floor.sh
+#   LAYOUTS="claimed-rows claimed-rows-deleted" bash Benchmarks/pg-floor.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 adventures=${1:-800}
@@ -57,7 +61,7 @@ seconds=${2:-30}
 [[ $adventures =~ ^[1-9][0-9]*00$ ]] || { echo "pg-floor.sh: adventures must be a positive multiple of 100 (the batch), not '$adventures'" >&2; exit 2; }
 [[ $seconds =~ ^[1-9][0-9]*$ ]] || { echo "pg-floor.sh: seconds must be a positive whole number, not '$seconds'" >&2; exit 2; }
 batches=$((adventures / 100))
-known_layouts="content keyed compact deflated claimed-rows claimed-ranges claims-only claims-in-commit-order"
+known_layouts="content keyed compact deflated claimed-rows claimed-rows-deleted claimed-ranges claims-only claims-in-commit-order"
 layouts=${LAYOUTS:-content keyed compact deflated}
 for layout in $layouts; do
     [[ " $known_layouts " == *" $layout "* ]] || { echo "pg-floor.sh: no layout '$layout' ($known_layouts)" >&2; exit 2; }
@@ -104,6 +108,11 @@ CREATE TABLE progress (id bigint PRIMARY KEY, next_attempt_at bigint NOT NULL DE
     attempts int NOT NULL DEFAULT 0, claimed_at timestamptz, claimed_by text) WITH (fillfactor = 30);
 CREATE INDEX progress_unfinished ON progress(id) WHERE NOT finished;
 SQL
+    claimed-rows-deleted) cat <<'SQL' ;;
+CREATE TABLE progress (id bigint PRIMARY KEY, next_attempt_at bigint NOT NULL DEFAULT 0, outcome text,
+    state text NOT NULL DEFAULT 'pending', attempts int NOT NULL DEFAULT 0, claimed_at timestamptz, claimed_by int)
+    WITH (fillfactor = 30);
+SQL
     claimed-ranges) cat <<'SQL' ;;
 CREATE TABLE claim (id bigserial PRIMARY KEY, claimed_by text NOT NULL, claimed_at timestamptz NOT NULL,
     first_push bigint NOT NULL, last_push bigint NOT NULL);
@@ -123,7 +132,7 @@ SQL
 }
 queued() {
     case $1 in
-    claimed-rows|claimed-ranges) echo "INSERT INTO progress (id) SELECT id FROM pushed;" ;;
+    claimed-rows|claimed-rows-deleted|claimed-ranges) echo "INSERT INTO progress (id) SELECT id FROM pushed;" ;;
     *) echo "SELECT count(*) FROM pushed;" ;;
     esac
 }
@@ -134,6 +143,13 @@ UPDATE progress SET state = 'sending', claimed_at = now(), claimed_by = 'node-1'
 WHERE id IN (SELECT id FROM progress WHERE NOT finished AND state = 'pending' ORDER BY id LIMIT 1000 FOR UPDATE SKIP LOCKED);
 WITH answered AS (
     UPDATE progress SET state = 'sent', outcome = 'sent' WHERE NOT finished AND state = 'sending' AND claimed_by = 'node-1' RETURNING id
+) INSERT INTO push_answer SELECT id, 200, gen_random_uuid(), now() FROM answered ORDER BY id;
+SQL
+    claimed-rows-deleted) cat <<'SQL' ;;
+UPDATE progress SET state = 'sending', claimed_at = now(), claimed_by = 1, attempts = attempts + 1
+WHERE id IN (SELECT id FROM progress WHERE state = 'pending' ORDER BY id LIMIT 1000 FOR UPDATE SKIP LOCKED);
+WITH answered AS (
+    DELETE FROM progress WHERE id > :answered AND state = 'sending' AND claimed_by = 1 RETURNING id
 ) INSERT INTO push_answer SELECT id, 200, gen_random_uuid(), now() FROM answered ORDER BY id;
 SQL
     claims-in-commit-order) cat <<'SQL' ;;
@@ -180,7 +196,7 @@ SQL
 run() {
     local layout=$1 state_bytes=618 events_bytes=374 payload_bytes=558 adventure_key="" push_key=""
     if [[ $layout == compact ]]; then state_bytes=155; events_bytes=94; fi
-    case $layout in deflated|claimed-rows|claimed-ranges|claims-only|claims-in-commit-order) state_bytes=183; events_bytes=50; payload_bytes=95 ;; esac
+    case $layout in deflated|claimed-rows|claimed-rows-deleted|claimed-ranges|claims-only|claims-in-commit-order) state_bytes=183; events_bytes=50; payload_bytes=95 ;; esac
     if [[ $layout == keyed ]]; then adventure_key="REFERENCES adventure"; push_key="REFERENCES push"; fi
     local db="floor_${layout//-/_}"
     psql_ -c "CREATE DATABASE $db" postgres

@@ -203,4 +203,9 @@ psql -c "SELECT 'taken over after ' || round(min(extract(epoch FROM t.stored_at)
          AND t.adventure IN (SELECT adventure FROM tick_log_with_ids WHERE node = '$victim')
          AND t.tick = (SELECT min(tick) FROM tick_log_with_ids u WHERE u.adventure = t.adventure AND extract(epoch FROM u.stored_at) > $killed_at)" rangers
 sleep $((lease + 6))
-psql -c "SELECT 'pushes: ' || string_agg(state || ' ' || n, ', ') FROM (SELECT state, count(*) AS n FROM outbox GROUP BY state) s" rangers
+# Unfinished pushes are in the outbox, finished ones in outbox_end, except those
+# sent since v26, whose push log entries hold their claims.
+psql -c "SELECT 'pushes: ' || string_agg(state || ' ' || n, ', ') FROM (SELECT state, count(*) AS n FROM (
+             SELECT state FROM outbox UNION ALL SELECT state FROM outbox_end
+             UNION ALL SELECT 'sent' FROM push_log l WHERE l.claims IS NOT NULL AND NOT EXISTS (SELECT 1 FROM outbox_end e WHERE e.id = l.outbox)
+         ) pushes GROUP BY state) s" rangers

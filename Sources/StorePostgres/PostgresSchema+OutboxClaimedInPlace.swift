@@ -23,7 +23,19 @@ extension PostgresSchema {
         "DROP INDEX outbox_pending_by_target",
         "ALTER TABLE outbox RENAME TO outbox_before_v22",
         "ALTER INDEX outbox_pkey RENAME TO outbox_before_v22_pkey",
+        v22OutboxTable,
         """
+        INSERT INTO outbox (id, supersedable, next_attempt_at, outcome, state, attempts, claimed_at, claimed_by)
+        SELECT id, supersedable, next_attempt_at, outcome, state, attempts, claimed_at, claimed_by
+        FROM outbox_before_v22 ORDER BY id
+        """,
+        "ALTER SEQUENCE outbox_id_seq OWNED BY outbox.id",
+        "DROP TABLE outbox_before_v22",
+        "CREATE INDEX outbox_unfinished ON outbox(id) WHERE NOT finished",
+    ]
+
+    /// v22's progress rows; what the migration tests put back for v26 too.
+    static let v22OutboxTable = """
         CREATE TABLE outbox (
             id BIGINT PRIMARY KEY DEFAULT nextval('outbox_id_seq'),
             supersedable BOOLEAN NOT NULL,
@@ -35,14 +47,5 @@ extension PostgresSchema {
             claimed_at TIMESTAMPTZ,
             claimed_by TEXT
         ) WITH (fillfactor = 30)
-        """,
         """
-        INSERT INTO outbox (id, supersedable, next_attempt_at, outcome, state, attempts, claimed_at, claimed_by)
-        SELECT id, supersedable, next_attempt_at, outcome, state, attempts, claimed_at, claimed_by
-        FROM outbox_before_v22 ORDER BY id
-        """,
-        "ALTER SEQUENCE outbox_id_seq OWNED BY outbox.id",
-        "DROP TABLE outbox_before_v22",
-        "CREATE INDEX outbox_unfinished ON outbox(id) WHERE NOT finished",
-    ]
 }

@@ -35,6 +35,7 @@ enum PostgresSchema {
         Migration(name: "v23-push-columns-as-codes", statements: v23PushColumnsAsCodes),
         Migration(name: "v24-ids-compared-as-bytes", statements: v24IdsComparedAsBytes),
         Migration(name: "v25-ids-as-codes-in-the-logs", statements: v25IdsAsCodesInTheLogs),
+        Migration(name: "v26-outbox-holds-unfinished-pushes", statements: v26OutboxHoldsUnfinishedPushes),
     ]
 
     /// v6's index by (adventure, writing transaction, id) serves every read of an

@@ -35,19 +35,41 @@ extension PostgresStore {
         // (`answerRefusal`'s nil case): a recovery by another node waits for it,
         // then finds them settled. No row is read first, as on SQLite (a read
         // `FOR UPDATE` logged a lock per push); only those it did not settle are
-        // read, to say why.
-        let settledIDs = Set(try await connection.query("""
-            UPDATE outbox SET state = t.state, outcome = NULLIF(t.outcome, ''),
-                next_attempt_at = CASE WHEN t.state = 'pending' THEN t.next_attempt_at ELSE outbox.next_attempt_at END
-            FROM UNNEST(\(answers.map(\.push.id.rawValue))::int8[], \(settlements.map(\.state.rawValue))::text[],
-                        \(settlements.map { $0.outcome ?? "" })::text[], \(settlements.map { $0.nextAttempt ?? now })::timestamptz[])
-                 AS t(id, state, outcome, next_attempt_at)
-            WHERE outbox.id = t.id AND outbox.state = 'sending' AND outbox.claimed_by = \(node)
-            RETURNING outbox.id
-            """, logger: logger).decodeAll(Int64.self))
+        // read, to say why. A push to try again stays, pending; a finished one's
+        // row goes (v26), its end kept in `outbox_end` unless it was sent, which
+        // its push log entry says.
+        let settledRows = try await connection.query("""
+            WITH t AS MATERIALIZED (
+                SELECT * FROM UNNEST(\(answers.map(\.push.id.rawValue))::int8[], \(settlements.map(\.state.rawValue))::text[],
+                                     \(settlements.map { $0.outcome ?? "" })::text[],
+                                     \(settlements.map { $0.nextAttempt ?? now })::timestamptz[])
+                     AS t(id, state, outcome, next_attempt_at)
+            ), claimant AS MATERIALIZED (
+                SELECT code FROM node WHERE id = \(node)
+            ), retried AS (
+                UPDATE outbox SET state = 'pending', outcome = NULLIF(t.outcome, ''), next_attempt_at = t.next_attempt_at
+                FROM t WHERE t.state = 'pending' AND outbox.id = t.id
+                  AND outbox.state = 'sending' AND outbox.claimed_by = (SELECT code FROM claimant)
+                RETURNING outbox.id, outbox.attempts
+            ), finished AS (
+                DELETE FROM outbox USING t WHERE t.state <> 'pending' AND outbox.id = t.id
+                  AND outbox.state = 'sending' AND outbox.claimed_by = (SELECT code FROM claimant)
+                RETURNING outbox.id, outbox.attempts, t.state, t.outcome
+            ), ended AS (
+                INSERT INTO outbox_end (id, attempts, state, outcome)
+                SELECT id, attempts, state, NULLIF(outcome, '') FROM finished WHERE state <> 'sent'
+            )
+            SELECT id, attempts FROM retried UNION ALL SELECT id, attempts FROM finished
+            """, logger: logger).decodeAll((Int64, Int).self)
+        let claims = Dictionary(uniqueKeysWithValues: settledRows)
+        let settledIDs = Set(claims.keys)
         let unsettled = answers.map(\.push.id.rawValue).filter { !settledIDs.contains($0) }
+        // A push with no progress row has finished: `outbox_end` says how, or
+        // it was sent and answered.
         let rows = unsettled.isEmpty ? [:] : Dictionary(uniqueKeysWithValues: try await connection.query("""
-            SELECT id, state, claimed_by FROM outbox WHERE id = ANY(\(unsettled))
+            SELECT m.id, COALESCE(o.state, e.state, 'answered'), (SELECT n.id FROM node n WHERE n.code = o.claimed_by)
+            FROM outbox_message m LEFT JOIN outbox o ON o.id = m.id LEFT JOIN outbox_end e ON e.id = m.id
+            WHERE m.id = ANY(\(unsettled))
             """, logger: logger).decodeAll((Int64, String, String?).self).map { ($0.0, ($0.1, $0.2)) })
         let refusals: [StoreError?] = results.enumerated().map { index, result in
             let id = result.push.id
@@ -70,15 +92,17 @@ extension PostgresStore {
         if !logged.isEmpty {
             let pushes = logged.map(\.0), lines = logged.map(\.1)
             let apnsIDs = lines.map { Self.storedAPNsID($0.apnsID) }
-            // The adventure's code (v25) is its message's, read by the message's key.
+            // The adventure's code (v25) is its message's, read by the message's
+            // key; the push's claims (v26) what its settling read.
             try await connection.query("""
-                INSERT INTO push_log (outbox, adventure_code, token, status, reason, apns_id, apns_id_not_uuid, attempts, sent_at)
+                INSERT INTO push_log (outbox, adventure_code, token, status, reason, apns_id, apns_id_not_uuid, attempts, claims, sent_at)
                 SELECT id, (SELECT m.adventure_code FROM outbox_message m WHERE m.id = t.id), token, NULLIF(status, -1),
-                       NULLIF(reason, ''), NULLIF(apns_id, \(Self.noUUID)), NULLIF(apns_id_not_uuid, ''), attempts, \(now)
+                       NULLIF(reason, ''), NULLIF(apns_id, \(Self.noUUID)), NULLIF(apns_id_not_uuid, ''), attempts, claims, \(now)
                 FROM UNNEST(\(pushes.map(\.id.rawValue))::int8[], \(try pushes.map { try Self.storedDestination($0.destination) })::bytea[],
                             \(lines.map { $0.status ?? -1 })::int8[], \(lines.map { $0.reason ?? "" })::text[],
-                            \(apnsIDs.map(\.uuid))::uuid[], \(apnsIDs.map(\.text))::text[], \(lines.map(\.attempts))::int8[])
-                     WITH ORDINALITY AS t(id, token, status, reason, apns_id, apns_id_not_uuid, attempts, position)
+                            \(apnsIDs.map(\.uuid))::uuid[], \(apnsIDs.map(\.text))::text[], \(lines.map(\.attempts))::int8[],
+                            \(pushes.map { claims[$0.id.rawValue] ?? 0 })::int4[])
+                     WITH ORDINALITY AS t(id, token, status, reason, apns_id, apns_id_not_uuid, attempts, claims, position)
                 ORDER BY position
                 """, logger: logger)
         }

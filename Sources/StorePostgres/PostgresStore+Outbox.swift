@@ -5,26 +5,26 @@ import Store
 import Vocabulary
 
 extension PostgresStore {
-    /// Claims are marked with this node; a node whose heartbeat lapsed has stopped
-    /// (the heartbeat is renewed every third of `lease`), so its claims go back.
-    /// A live node's claims are never taken, however old.
+    /// Claims are marked with this node's code (v26); a node whose heartbeat
+    /// lapsed has stopped (the heartbeat is renewed every third of `lease`), so its
+    /// claims go back. A live node's claims are never taken, however old.
     public func recoverInterruptedSends() async throws -> Int {
         try await query("""
             UPDATE outbox SET state = 'pending', outcome = \(QueuedPushRules.interruptedReason), claimed_by = NULL
-            WHERE NOT finished AND state = 'sending' AND NOT EXISTS (
-                SELECT 1 FROM node WHERE node.id = outbox.claimed_by AND node.alive_until > now())
+            WHERE state = 'sending' AND NOT EXISTS (
+                SELECT 1 FROM node WHERE node.code = outbox.claimed_by AND node.alive_until > now())
             RETURNING id
             """, logger: logger).decodeAll(Int64.self).count
     }
 
     public func pendingOutboxCount() async throws -> Int {
         try await query("""
-            SELECT COUNT(*) FROM outbox WHERE NOT finished
+            SELECT COUNT(*) FROM outbox
             """, logger: logger).decodeOne(Int.self)
     }
 
     public func nextOutboxAttemptAt() async throws -> Date? {
-        try await query("SELECT MIN(next_attempt_at) FROM outbox WHERE NOT finished AND state = 'pending'", logger: logger)
+        try await query("SELECT MIN(next_attempt_at) FROM outbox WHERE state = 'pending'", logger: logger)
             .decodeFirst(Date?.self) ?? nil
     }
 
@@ -32,16 +32,22 @@ extension PostgresStore {
 
     /// Of the pending outbox rows `ids` (supersedable ones), those with a newer push
     /// to their target waiting, being sent or sent become `superseded`: their ids.
+    /// A newer push that `outbox_end` does not name is unfinished or sent (v26).
     func supersedeWhereNewer(_ ids: [Int64], _ connection: PostgresConnection) async throws -> Set<Int64> {
         guard !ids.isEmpty else { return [] }
         return Set(try await connection.query("""
-            UPDATE outbox SET state = 'superseded', outcome = \(QueuedPushRules.supersededReason)
-            FROM outbox_message mine
-            WHERE outbox.id = ANY(\(ids)) AND mine.id = outbox.id AND outbox.state = 'pending' AND EXISTS (
-                SELECT 1 FROM outbox_message m JOIN outbox newer ON newer.id = m.id
-                WHERE m.target_kind = mine.target_kind AND m.target_id = mine.target_id
-                AND m.id > mine.id AND newer.state IN ('pending', 'sending', 'sent'))
-            RETURNING outbox.id
+            WITH superseded AS (
+                DELETE FROM outbox USING outbox_message mine
+                WHERE outbox.id = ANY(\(ids)) AND mine.id = outbox.id AND outbox.state = 'pending' AND EXISTS (
+                    SELECT 1 FROM outbox_message m LEFT JOIN outbox_end e ON e.id = m.id
+                    WHERE m.target_kind = mine.target_kind AND m.target_id = mine.target_id
+                    AND m.id > mine.id AND (e.id IS NULL OR e.state = 'sent'))
+                RETURNING outbox.id, outbox.attempts
+            ), ended AS (
+                INSERT INTO outbox_end (id, attempts, state, outcome)
+                SELECT id, attempts, 'superseded', \(QueuedPushRules.supersededReason) FROM superseded
+            )
+            SELECT id FROM superseded
             """, logger: logger).decodeAll(Int64.self))
     }
 
@@ -69,7 +75,7 @@ extension PostgresStore {
             let candidates = try await entries(try await connection.query("""
                 SELECT \(unescaped: Self.outboxColumns) FROM outbox o
                 JOIN LATERAL (SELECT * FROM outbox_message WHERE outbox_message.id = o.id OFFSET 0) m ON true
-                WHERE NOT o.finished AND o.state = 'pending' AND o.id > \(after) AND o.next_attempt_at <= \(now)
+                WHERE o.state = 'pending' AND o.id > \(after) AND o.next_attempt_at <= \(now)
                 ORDER BY o.id LIMIT \(asked) FOR UPDATE OF o SKIP LOCKED
                 """, logger: logger).decodeAll(OutboxColumns.self), connection)
             guard let last = candidates.last else { break }
@@ -95,9 +101,11 @@ extension PostgresStore {
             }
             if !dropped.isEmpty {
                 try await connection.query("""
-                    UPDATE outbox SET state = 'dropped', outcome = t.reason
-                    FROM UNNEST(\(dropped.map(\.id))::int8[], \(dropped.map(\.reason))::text[]) AS t(id, reason)
-                    WHERE outbox.id = t.id
+                    WITH dropped AS (
+                        DELETE FROM outbox USING UNNEST(\(dropped.map(\.id))::int8[], \(dropped.map(\.reason))::text[]) AS t(id, reason)
+                        WHERE outbox.id = t.id RETURNING outbox.id, outbox.attempts, t.reason
+                    )
+                    INSERT INTO outbox_end (id, attempts, state, outcome) SELECT id, attempts, 'dropped', reason FROM dropped
                     """, logger: logger)
             }
             try await finishLeaving(leaving, connection)
@@ -106,7 +114,8 @@ extension PostgresStore {
         }
         if !claimed.isEmpty {
             try await connection.query("""
-                UPDATE outbox SET state = 'sending', claimed_at = \(now), claimed_by = \(node), attempts = attempts + 1
+                UPDATE outbox SET state = 'sending', claimed_at = \(now), claimed_by = (SELECT code FROM node WHERE id = \(node)),
+                    attempts = attempts + 1
                 WHERE id = ANY(\(claimed.map(\.id.rawValue)))
                 """, logger: logger)
         }

@@ -33,7 +33,8 @@ extension PostgresStore {
         let topics = try await topicCodes(of: messages.map(\.topic), connection)
         // Arrays hold no NULL here: '' stands for "no adventure", -1 for "no tick"
         // and for "the adventure's code is not known here" (looked up by its id).
-        // A push is two rows with one id (v11): its progress and its message.
+        // A push is two rows with one id (v11): its progress and its message; one
+        // superseded at once has its end instead of its progress (v26).
         let ids = try await connection.query("""
             WITH t AS MATERIALIZED (
                 SELECT nextval('outbox_id_seq') AS id, u.*
@@ -48,18 +49,19 @@ extension PostgresStore {
                                           payload, reason, has_alert, is_end, supersedable, tick, superseded, position)
                 ORDER BY position
             ), progress AS (
-                INSERT INTO outbox (id, supersedable, state, outcome, attempts, next_attempt_at)
-                SELECT id, supersedable, CASE WHEN superseded THEN 'superseded' ELSE 'pending' END,
-                       CASE WHEN superseded THEN \(QueuedPushRules.supersededReason) END, 0, \(now)
-                FROM t ORDER BY id
+                INSERT INTO outbox (id, state, attempts, next_attempt_at)
+                SELECT id, 'pending', 0, \(now) FROM t WHERE NOT superseded ORDER BY id
+            ), superseded AS (
+                INSERT INTO outbox_end (id, attempts, state, outcome)
+                SELECT id, 0, 'superseded', \(QueuedPushRules.supersededReason) FROM t WHERE superseded ORDER BY id
             )
             INSERT INTO outbox_message (id, adventure_code, target_kind, target_id, push_type, topic_code, priority, expiration, payload,
-                                        reason, has_alert, is_end, tick, created_at, in_tick_log)
+                                        reason, has_alert, is_end, supersedable, tick, created_at, in_tick_log)
             SELECT id, CASE WHEN adventure_code >= 0 THEN adventure_code
                             ELSE (SELECT a.code FROM adventure a WHERE a.id = NULLIF(t.adventure, '')) END,
                    target_kind::push_target_kind, target_id, push_type::apns_push_type, topic_code,
                    priority, expiration, payload, reason,
-                   has_alert, is_end, NULLIF(tick, -1), \(now), \(inTickLog)
+                   has_alert, is_end, supersedable, NULLIF(tick, -1), \(now), \(inTickLog)
             FROM t ORDER BY id
             RETURNING id
             """, logger: logger).decodeAll(Int64.self).sorted() // drawn in the rows' order
@@ -75,16 +77,20 @@ extension PostgresStore {
     /// The pending pushes to `targets` (with `supersedableOnly`, those the
     /// policy let a newer push replace) end as `state`, with `outcome`. They are
     /// found through their messages' index by target, from the oldest push not
-    /// finished on (v22): the pushes to a target since then are few, where its
-    /// index entries go back to its first push.
+    /// finished on (v22; the oldest in `outbox` since v26): the pushes to a
+    /// target since then are few, where its index entries go back to its first push.
     func endPending(to targets: [PushTarget], supersedableOnly: Bool, as state: OutboxState, _ outcome: String,
                     _ connection: PostgresConnection) async throws {
         guard !targets.isEmpty else { return }
         try await connection.query("""
-            UPDATE outbox SET state = \(state.rawValue), outcome = \(outcome)
-            FROM outbox_message m, UNNEST(\(targets.map(\.kind.rawValue))::text[], \(targets.map(\.id))::text[]) AS t(kind, id)
-            WHERE m.target_kind = t.kind::push_target_kind AND m.target_id = t.id AND m.id >= (SELECT MIN(id) FROM outbox WHERE NOT finished)
-              AND outbox.id = m.id AND outbox.state = 'pending' AND (outbox.supersedable OR NOT \(supersedableOnly))
+            WITH ended AS (
+                DELETE FROM outbox
+                USING outbox_message m, UNNEST(\(targets.map(\.kind.rawValue))::text[], \(targets.map(\.id))::text[]) AS t(kind, id)
+                WHERE m.target_kind = t.kind::push_target_kind AND m.target_id = t.id AND m.id >= (SELECT MIN(id) FROM outbox)
+                  AND outbox.id = m.id AND outbox.state = 'pending' AND (m.supersedable OR NOT \(supersedableOnly))
+                RETURNING outbox.id, outbox.attempts
+            )
+            INSERT INTO outbox_end (id, attempts, state, outcome) SELECT id, attempts, \(state.rawValue), \(outcome) FROM ended
             """, logger: logger)
     }
 

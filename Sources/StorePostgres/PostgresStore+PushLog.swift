@@ -32,7 +32,7 @@ extension PostgresStore {
                 }
             let waitingRows = try await connection.query("""
                 SELECT \(unescaped: Self.outboxColumns) FROM \(unescaped: Self.outboxRows)
-                WHERE NOT o.finished AND o.state = 'pending' AND o.attempts > 0
+                WHERE o.state = 'pending' AND o.attempts > 0
                   AND m.adventure_code = (SELECT code FROM adventure WHERE id = \(adventure.rawValue)) ORDER BY o.id
                 """, logger: logger).decodeAll(OutboxColumns.self)
             return PushLogPage(entries: entries, cursor: entries.last?.cursor ?? cursor,
@@ -78,7 +78,7 @@ extension PostgresStore {
 
     // MARK: - Reading rows back
 
-    /// A push is two rows (v11): its message, written once, and its progress.
+    /// An unfinished push is two rows (v11): its message, written once, and its progress.
     static let outboxRows = "outbox o JOIN outbox_message m ON m.id = o.id"
 
     /// The ids of the adventure bound as `$1`'s pushes: those its ticks queued,
@@ -91,9 +91,26 @@ extension PostgresStore {
         """
 
     /// A message names its adventure by its code (v25): `entries` reads their ids.
-    static let outboxColumns = """
-        o.id, m.adventure_code, m.target_kind::text, m.target_id, m.push_type::text, m.topic_code, m.priority, m.expiration,
-        m.payload, m.reason, m.has_alert, m.is_end, o.supersedable, m.tick, o.state, o.outcome, o.attempts, m.created_at
+    static let outboxColumns = messageColumns + ", o.state, o.outcome, o.attempts, m.created_at"
+
+    static let messageColumns = """
+        m.id, m.adventure_code, m.target_kind::text, m.target_id, m.push_type::text, m.topic_code, m.priority, m.expiration,
+        m.payload, m.reason, m.has_alert, m.is_end, m.supersedable, m.tick
+        """
+
+    /// Any push, finished or not (v26): while unfinished its progress row says
+    /// where it is; once finished, `outbox_end` says how, or, where it does not,
+    /// the push was sent and its push log entry holds its claims. A push with
+    /// none of the three reads as no state, which `entry` refuses.
+    static let anyPushRows = """
+        outbox_message m LEFT JOIN outbox o ON o.id = m.id LEFT JOIN outbox_end e ON e.id = m.id
+        LEFT JOIN LATERAL (SELECT l.claims FROM push_log l
+                           WHERE l.adventure_code = m.adventure_code AND l.outbox = m.id AND l.claims IS NOT NULL LIMIT 1) l ON true
+        """
+
+    static let anyPushColumns = messageColumns + """
+        , COALESCE(o.state, e.state, CASE WHEN l.claims IS NOT NULL THEN 'sent' ELSE '' END),
+        CASE WHEN o.id IS NOT NULL THEN o.outcome ELSE e.outcome END, COALESCE(o.attempts, e.attempts, l.claims, 0), m.created_at
         """
 
     typealias OutboxColumns = (Int64, Int64?, String, String, String, Int32, Int, Int, Data, String, Bool, Bool, Bool, Int?,
@@ -124,6 +141,7 @@ extension PostgresStore {
         let (id, _, kind, target, pushType, _, storedPriority, expiration, payload, reason, hasAlert, isEnd, supersedable,
              tick, state, outcome, attempts, createdAt) = row
         let priority = try StoredValues.priority(storedPriority, ofOutboxRow: id)
+        guard !state.isEmpty else { throw StoreError.corrupt("outbox row \(id) has finished with no record of its end") }
         guard let state = OutboxState(rawValue: state) else { throw StoreError.corrupt("state '\(state)' of outbox row \(id)") }
         let message = OutboxMessage(target: try PushTarget(kind: kind, id: target), pushType: try Self.pushType(pushType),
                                     topic: topic, priority: priority, expiration: expiration,
@@ -137,7 +155,7 @@ extension PostgresStore {
 
     func outboxEntries(of adventure: AdventureID, _ connection: PostgresConnection) async throws -> [OutboxEntry] {
         var query = PostgresQuery(unsafeSQL: """
-            SELECT \(Self.outboxColumns) FROM \(Self.outboxRows) WHERE m.id IN (\(Self.adventurePushIDs)) ORDER BY m.id
+            SELECT \(Self.anyPushColumns) FROM \(Self.anyPushRows) WHERE m.id IN (\(Self.adventurePushIDs)) ORDER BY m.id
             """)
         query.binds.append(adventure.rawValue, context: .default)
         return try await entries(try await connection.query(query, logger: logger).decodeAll(OutboxColumns.self), connection)

@@ -42,7 +42,7 @@ struct IdsAsCodesInTheLogsTests {
         #expect(ticks.count == 3 && ticks.contains { $0.2 == "a-node-gone" })
         let reopened = try await PostgresStore.open(location)
         try await closing(reopened) {
-            #expect(try await reopened.appliedMigrations().suffix(1) == ["v25-ids-as-codes-in-the-logs"])
+            #expect(try await reopened.appliedMigrations().suffix(2) == ["v25-ids-as-codes-in-the-logs", "v26-outbox-holds-unfinished-pushes"])
             for id in ids { #expect(try await AdventureRecordParts(id, in: reopened) == before[id]) }
             let after = try await reopened.query("SELECT adventure, tick, node FROM tick_log_with_ids ORDER BY adventure, tick",
                                                  logger: logger).decodeAll((String, Int, String?).self)
@@ -122,9 +122,10 @@ extension PostgresStore {
     }
 
     /// Puts the logs' adventures and nodes back as v24 left them (their ids, as
-    /// text compared as bytes), and v25 as not applied: what the migration tests
-    /// of the migrations before it start from.
+    /// text compared as bytes), and v25 and v26 as not applied: what the migration
+    /// tests of the migrations before it start from.
     func putIdsBackAsV24Left() async throws {
+        try await putOutboxBackAsV25Left()
         try await runStatements([
             "DROP VIEW tick_log_with_ids",
             "CREATE FUNCTION test_adventure_id(code BIGINT) RETURNS TEXT LANGUAGE sql STABLE AS $$ SELECT id FROM adventure a WHERE a.code = $1 $$",

@@ -71,7 +71,7 @@ struct PostgresOpeningTests {
         "v14-push-log-time-ranges", "v15-logs-without-foreign-keys", "v16-adventure-updates-in-place",
         "v17-outbox-progress-on-its-page", "v18-pushes-through-ticks", "v19-push-log-without-key",
         "v20-activity-changes", "v21-deflated-game-text", "v22-outbox-claimed-in-place", "v23-push-columns-as-codes",
-        "v24-ids-compared-as-bytes", "v25-ids-as-codes-in-the-logs",
+        "v24-ids-compared-as-bytes", "v25-ids-as-codes-in-the-logs", "v26-outbox-holds-unfinished-pushes",
     ]
 
     /// Two servers starting at once on an empty database: one migrates, the other

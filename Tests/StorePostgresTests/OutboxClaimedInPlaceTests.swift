@@ -33,7 +33,7 @@ struct OutboxClaimedInPlaceTests {
         }
         let reopened = try await PostgresStore.open(location)
         try await closing(reopened) {
-            #expect(try await reopened.appliedMigrations().last == "v22-outbox-claimed-in-place")
+            #expect(try await reopened.appliedMigrations().suffix(2) == ["v22-outbox-claimed-in-place", "v26-outbox-holds-unfinished-pushes"])
             #expect(try await reopened.outbox(of: id) == before)
             #expect(try await reopened.pendingOutboxCount() == before.filter { [.pending, .sending].contains($0.state) }.count)
             // The routine push waiting is superseded by a newer one, found through its message's target.
@@ -51,9 +51,10 @@ struct OutboxClaimedInPlaceTests {
 extension PostgresStore {
     /// Puts the outbox's progress rows back as v21 left them (their target
     /// copied from their message, the three partial indexes on `state`), and v22
-    /// as not applied: what the migration tests of the migrations before it
-    /// start from.
+    /// and v26 as not applied: what the migration tests of the migrations before
+    /// it start from.
     func putOutboxBackAsV21Left() async throws {
+        try await putOutboxBackAsV25Left()
         try await runStatements([
             "ALTER TABLE outbox DROP COLUMN finished",
             "ALTER TABLE outbox ADD COLUMN target_kind TEXT, ADD COLUMN target_id TEXT",
