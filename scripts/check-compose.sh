@@ -75,7 +75,7 @@ if "POSTGRES_PASSWORD" in postgres.get("environment", {}) or \
    postgres.get("environment", {}).get("POSTGRES_PASSWORD_FILE") != "/run/secrets/postgres_password":
     problems.append("PostgreSQL's password is not a secret file")
 settings = " ".join(postgres.get("command", []))
-for setting in ["max_connections=", "shared_buffers=", "wal_compression=on", "synchronous_commit=on", "checkpoint_timeout=", "max_wal_size="]:
+for setting in ["max_connections=", "shared_buffers=", "wal_compression=on", "synchronous_commit=on", "checkpoint_timeout=", "max_wal_size=", "autovacuum_naptime="]:
     if setting not in settings:
         problems.append(f"PostgreSQL is started without {setting}")
 text = open(sys.argv[2]).read()
