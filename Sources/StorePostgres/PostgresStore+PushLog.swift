@@ -98,14 +98,17 @@ extension PostgresStore {
         m.payload, m.reason, m.has_alert, m.is_end, m.supersedable, m.tick
         """
 
-    /// Any push, finished or not (v26): while unfinished its progress row says
-    /// where it is; once finished, `outbox_end` says how, or, where it does not,
-    /// the push was sent and its push log entry holds its claims. A push with
-    /// none of the three reads as no state, which `entry` refuses.
+    /// Any push of the adventure bound as `$1`, finished or not (v26): while
+    /// unfinished its progress row says where it is; once finished, `outbox_end`
+    /// says how, or, where it does not, the push was sent and its push log entry
+    /// holds its claims (one entry a push: an answer is recorded once). The
+    /// adventure's entries are read once, through their index by adventure, and
+    /// joined to its pushes. A push with none of the three reads as no state,
+    /// which `entry` refuses.
     static let anyPushRows = """
         outbox_message m LEFT JOIN outbox o ON o.id = m.id LEFT JOIN outbox_end e ON e.id = m.id
-        LEFT JOIN LATERAL (SELECT l.claims FROM push_log l
-                           WHERE l.adventure_code = m.adventure_code AND l.outbox = m.id AND l.claims IS NOT NULL LIMIT 1) l ON true
+        LEFT JOIN (SELECT outbox, claims FROM push_log
+                   WHERE adventure_code = (SELECT code FROM adventure WHERE id = $1) AND claims IS NOT NULL) l ON l.outbox = m.id
         """
 
     static let anyPushColumns = messageColumns + """
