@@ -1,6 +1,4 @@
 import Foundation
-import Logging
-import PostgresNIO
 import Store
 @testable import StorePostgres
 import StoreTestSupport
@@ -25,15 +23,15 @@ struct OutboxHoldsUnfinishedPushesTests {
         #expect(entries[3].outcome?.hasPrefix("its token was found invalid") == true)
         #expect(entries[4].message.supersedable && !entries[0].message.supersedable)
 
-        let unfinished = entries.filter { [.pending, .sending].contains($0.state) }.map { "\($0.id.rawValue)" }
-        let progress = try await rows(store, "SELECT id::text FROM outbox ORDER BY id")
+        let unfinished = entries.filter { [.pending, .sending].contains($0.state) }.map { ["\($0.id.rawValue)"] }
+        let progress = try await rawRows(in: store.location, "SELECT id::text FROM outbox ORDER BY id")
         #expect(progress == unfinished)
-        let ends = try await rows(store, "SELECT id || ' ' || state FROM outbox_end ORDER BY id")
-        #expect(ends == entries.filter { [.failed, .dropped, .superseded].contains($0.state) }.map { "\($0.id.rawValue) \($0.state)" })
+        let ends = try await rawRows(in: store.location, "SELECT id::text, state FROM outbox_end ORDER BY id")
+        #expect(ends == entries.filter { [.failed, .dropped, .superseded].contains($0.state) }.map { ["\($0.id.rawValue)", $0.state.rawValue] })
         #expect(try await store.pendingOutboxCount() == unfinished.count)
         // The claim names this node by its code.
-        let claimants = try await rows(store, "SELECT n.id FROM outbox o JOIN node n ON n.code = o.claimed_by WHERE o.state = 'sending'")
-        #expect(claimants == [store.node])
+        let claimants = try await rawRows(in: store.location, Self.sendingClaimants)
+        #expect(claimants == [[store.node]])
 
         // An answer to a finished push is refused, and says why.
         let sending = try #require(try await store.claimOutbox(limit: 10).first)
@@ -54,7 +52,7 @@ struct OutboxHoldsUnfinishedPushesTests {
             let before = try await store.outbox(of: adventure)
             let pushLog = try await store.pushLog(of: adventure)
             try await store.putOutboxBackAsV25Left()
-            #expect(try await rows(store, "SELECT count(*)::text FROM outbox") == ["\(before.count)"])
+            #expect(try await rawRows(in: location, "SELECT count(*)::text FROM outbox") == [["\(before.count)"]])
             return (adventure, before, pushLog, store.node)
         }
         let reopened = try await PostgresStore.open(location)
@@ -63,10 +61,10 @@ struct OutboxHoldsUnfinishedPushesTests {
             #expect(try await reopened.outbox(of: adventure) == before)
             #expect(try await reopened.pushLog(of: adventure) == pushLog)
             #expect(try await reopened.pendingOutboxCount() == 3)
-            let ends = try await rows(reopened, "SELECT count(*)::text FROM outbox_end")
-            #expect(ends == ["\(before.count - 3)"])
-            let claimants = try await rows(reopened, "SELECT n.id FROM outbox o JOIN node n ON n.code = o.claimed_by WHERE o.state = 'sending'")
-            #expect(claimants == [claimant])
+            let ends = try await rawRows(in: location, "SELECT count(*)::text FROM outbox_end")
+            #expect(ends == [["\(before.count - 3)"]])
+            let claimants = try await rawRows(in: location, Self.sendingClaimants)
+            #expect(claimants == [[claimant]])
             // What waits is claimed and answered as before.
             let waiting = try #require(before.last)
             let claimed = try await reopened.claimOutbox(limit: 10)
@@ -98,10 +96,8 @@ struct OutboxHoldsUnfinishedPushesTests {
         return (adventure.id, activities)
     }
 
-    /// The rows of a query of one text column.
-    private func rows(_ store: PostgresStore, _ sql: String) async throws -> [String] {
-        try await store.query(PostgresQuery(unsafeSQL: sql), logger: Logger(label: "tests.outbox-end")).decodeAll(String.self)
-    }
+    /// The nodes whose claims are being sent, by their ids.
+    private static let sendingClaimants = "SELECT n.id FROM outbox o JOIN node n ON n.code = o.claimed_by WHERE o.state = 'sending'"
 }
 
 extension PostgresStore {
