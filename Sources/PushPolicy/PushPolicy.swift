@@ -40,7 +40,12 @@ public struct PushPolicy: Sendable {
         )
     }
 
-    public func time(ofTick tick: Int) -> Int { startedAt + tick * adventure.setup.tickInterval }
+    public func time(ofTick tick: Int) -> Int {
+        Self.time(ofTick: tick, startedAt: startedAt, tickInterval: adventure.setup.tickInterval)
+    }
+
+    /// Unix seconds of tick `tick` of an adventure that started at `startedAt`.
+    public static func time(ofTick tick: Int, startedAt: Int, tickInterval: Int) -> Int { startedAt + tick * tickInterval }
 
     /// Push-to-start: a `start` for each member's device that registered a token,
     /// asking the new activity for an update token.

@@ -89,4 +89,23 @@ public struct BudgetLedger: Hashable, Codable, Sendable {
         if priority == .high { highPrioritySent.append(now) }
         lastPushAt = now
     }
+
+    /// Whether a tick that left this budget, from `before`, writes it back: only
+    /// when the high-priority pushes it counts changed. The time of the last push
+    /// changes with every push, and every push is stored with its tick, which is
+    /// where a budget read back takes that time from (`resumed`): a routine push
+    /// does not rewrite its activity's row for it.
+    func isWrittenBack(after before: BudgetLedger?) -> Bool {
+        highPrioritySent != (before ?? BudgetLedger()).highPrioritySent
+    }
+
+    /// This budget, as stored, given the time of the newest push a tick queued
+    /// for its activity (`PushPolicy.time(ofTick:startedAt:tickInterval:)` of that
+    /// tick): what the policy goes on from, the same as had it never been stored.
+    public func resumed(lastPushAt newest: Int?) -> BudgetLedger {
+        guard let newest, newest > lastPushAt ?? .min else { return self }
+        var resumed = self
+        resumed.lastPushAt = newest
+        return resumed
+    }
 }

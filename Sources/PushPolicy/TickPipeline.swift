@@ -75,9 +75,12 @@ public struct TickOutcome: Sendable {
     public var decisions: [PushDecision]
     /// Every activity's budget after the tick.
     public var ledgers: [ActivityID: BudgetLedger]
-    /// Only the budgets this tick changed: what needs writing back.
+    /// The budgets this tick changed that are written back: those whose
+    /// high-priority pushes changed (`BudgetLedger.isWrittenBack`).
     public var spentLedgers: [ActivityID: BudgetLedger]
-    /// Every followers' channel's budget after the tick, and those the tick changed.
+    /// Every followers' channel's budget after the tick, and every one the tick
+    /// changed: a channel's budget is read with it on every tick, not resumed, so
+    /// each change is written back.
     public var channelLedgers: [FollowerChannelID: BudgetLedger]
     public var spentChannelLedgers: [FollowerChannelID: BudgetLedger]
 
@@ -88,7 +91,7 @@ public struct TickOutcome: Sendable {
         self.events = events
         self.decisions = decisions
         self.ledgers = ledgers
-        spentLedgers = ledgers.filter { before[$0.key] != $0.value }
+        spentLedgers = ledgers.filter { $0.value.isWrittenBack(after: before[$0.key]) }
         self.channelLedgers = channelLedgers
         spentChannelLedgers = channelLedgers.filter { channelsBefore[$0.key] != $0.value }
     }

@@ -63,10 +63,10 @@ final class RunningAdventures: @unchecked Sendable {
             guard var entry = entries[due.id] else { return nil }
             if let read = due.activities {
                 // A budget not read is the one held; an activity new to the ticker starts with none spent.
+                let readLedgers = read.ledgers(of: entry.adventure)
                 var ledgers: [ActivityID: BudgetLedger] = [:]
-                for (id, ledger) in read.members.map({ ($0.recipient.activityID, $0.ledger) })
-                    + read.followers.map({ ($0.recipient.activityID, $0.ledger) }) {
-                    ledgers[id] = ledger ?? entry.ledgers[id] ?? BudgetLedger()
+                for id in read.members.map(\.recipient.activityID) + read.followers.map(\.recipient.activityID) {
+                    ledgers[id] = readLedgers[id] ?? entry.ledgers[id] ?? BudgetLedger()
                 }
                 entry.ledgers = ledgers
                 entry.activities = HeldActivities(changes: due.activityChanges, members: read.members.map(\.recipient),
@@ -102,6 +102,13 @@ final class RunningAdventures: @unchecked Sendable {
             entry.adventure.lastTick = stored.lastTick
             entry.adventure.nextTickAt = stored.nextTickAt
             entry.ledgers.merge(record.ledgers) { _, new in new }
+            // A budget a push changed and the tick did not write back: held as the
+            // store would give it back, from the push (`DueActivities.ledgers(of:)`).
+            for message in record.outbox {
+                if case .liveActivity(let activity) = message.target, let held = entry.ledgers[activity] {
+                    entry.ledgers[activity] = entry.adventure.resumed(held, newestPushTick: record.tick)
+                }
+            }
             entries[record.adventure] = entry
         }
     }

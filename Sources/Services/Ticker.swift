@@ -289,7 +289,7 @@ public struct Ticker: Service {
             let bundleID = bundleID
             leaveChannelPush = { OutboxMessage.leaveChannel($0, bundleID: bundleID, reason: "the adventure ended") }
         }
-        // Only the budgets this tick spent are written back.
+        // Only the budgets whose high-priority pushes the tick changed are written back (`TickOutcome.spentLedgers`).
         return TickRecord(adventure: id, tick: outcome.state.tick, state: outcome.state, events: outcome.events,
                           appliedCommandIDs: inputs.commands.map(\.id), outbox: outbox, ledgers: outcome.spentLedgers,
                           channelLedgers: outcome.spentChannelLedgers, leaveChannelPush: leaveChannelPush)

@@ -206,12 +206,15 @@ public struct DueFollowerChannel: Hashable, Sendable {
 /// A due adventure's follower's own Live Activity (an app before iOS 18).
 public struct DueFollowerActivity: Hashable, Sendable {
     public var recipient: FollowerActivityRecipient
-    /// Nil when the reader said it has this activity's budget already.
+    /// Nil when the reader said it has this activity's budget already; else as
+    /// stored, with `newestPushTick`, as a member's (`DueActivity`).
     public var ledger: BudgetLedger?
+    public var newestPushTick: Int?
 
-    public init(recipient: FollowerActivityRecipient, ledger: BudgetLedger? = nil) {
+    public init(recipient: FollowerActivityRecipient, ledger: BudgetLedger? = nil, newestPushTick: Int? = nil) {
         self.recipient = recipient
         self.ledger = ledger
+        self.newestPushTick = newestPushTick
     }
 }
 

@@ -84,12 +84,41 @@ public struct HeldByReader: Sendable {
 
 public struct DueActivity: Hashable, Sendable {
     public var recipient: LiveActivityRecipient
-    /// Nil when the reader said it has this activity's budget already.
+    /// Nil when the reader said it has this activity's budget already; else as
+    /// stored, which a routine push does not write back (`BudgetLedger.isWrittenBack`).
     public var ledger: BudgetLedger?
+    /// With `ledger`, the tick of the newest push a tick queued for the activity;
+    /// nil when none did. `DueActivities.ledgers(of:)` makes of both the budget
+    /// the push policy goes on from.
+    public var newestPushTick: Int?
 
-    public init(recipient: LiveActivityRecipient, ledger: BudgetLedger? = nil) {
+    public init(recipient: LiveActivityRecipient, ledger: BudgetLedger? = nil, newestPushTick: Int? = nil) {
         self.recipient = recipient
         self.ledger = ledger
+        self.newestPushTick = newestPushTick
+    }
+}
+
+extension DueActivities {
+    /// Each budget read (the members' and the followers' own), by activity, as
+    /// the push policy goes on from it.
+    public func ledgers(of adventure: StoredAdventure) -> [ActivityID: BudgetLedger] {
+        Dictionary(uniqueKeysWithValues: members.compactMap { activity in
+            activity.ledger.map { (activity.recipient.activityID, adventure.resumed($0, newestPushTick: activity.newestPushTick)) }
+        } + followers.compactMap { activity in
+            activity.ledger.map { (activity.recipient.activityID, adventure.resumed($0, newestPushTick: activity.newestPushTick)) }
+        })
+    }
+}
+
+extension StoredAdventure {
+    /// A budget as stored, with the time of the newest push a tick of this
+    /// adventure queued for its activity (at `newestPushTick`), which the stored
+    /// budget may lack: what the push policy goes on from (`BudgetLedger.resumed`).
+    public func resumed(_ ledger: BudgetLedger, newestPushTick: Int?) -> BudgetLedger {
+        ledger.resumed(lastPushAt: newestPushTick.map {
+            PushPolicy.time(ofTick: $0, startedAt: startedAt, tickInterval: setup.tickInterval)
+        })
     }
 }
 

@@ -72,10 +72,7 @@ extension PostgresStore {
             let members = activities?.members ?? [], followers = activities?.followers ?? []
             return TickInputs(
                 adventure: stored, commands: try await pendingCommands(of: [adventure.rawValue], connection)[adventure.rawValue] ?? [],
-                recipients: members.map(\.recipient),
-                ledgers: Dictionary(uniqueKeysWithValues: members.compactMap { activity in
-                    activity.ledger.map { (activity.recipient.activityID, $0) }
-                } + followers.compactMap { activity in activity.ledger.map { (activity.recipient.activityID, $0) } }),
+                recipients: members.map(\.recipient), ledgers: activities?.ledgers(of: stored) ?? [:],
                 followers: Followers(channels: channels.map(\.recipient), activities: followers.map(\.recipient)),
                 followerLedgers: Dictionary(uniqueKeysWithValues: channels.map { ($0.recipient.channel, $0.ledger) }))
         }
@@ -109,27 +106,34 @@ extension PostgresStore {
     /// The activities that can receive a push now (active, with a valid token) by
     /// adventure, each adventure's in the order they were registered: the members'
     /// and, apart, the followers' own (no hero). Each with its budget where
-    /// `ledgerWanted(adventure, activity)`, else none.
+    /// `ledgerWanted(adventure, activity)`, else none; a budget with the tick of
+    /// the activity's newest push, through the messages' index by target.
     private func reachableActivities(of adventures: [String],
                                      ledgerWanted: (String, ActivityID) -> Bool = { _, _ in true },
                                      _ connection: PostgresConnection) async throws -> [String: DueActivities] {
         var activities: [String: DueActivities] = [:]
-        for (adventure, id, player, hero, frequentUpdates, locale, ledger) in try await connection.query("""
-            SELECT a.adventure, a.id, a.player, a.hero_id, a.frequent_updates, a.locale, a.ledger FROM live_activity a
+        for (adventure, id, player, hero, frequentUpdates, locale, ledger, newestPushTick) in try await connection.query("""
+            SELECT a.adventure, a.id, a.player, a.hero_id, a.frequent_updates, a.locale, a.ledger,
+                   (SELECT m.tick FROM outbox_message m
+                    WHERE m.target_kind = 'liveActivity' AND m.target_id = a.id AND m.tick IS NOT NULL
+                    ORDER BY m.id DESC LIMIT 1)
+            FROM live_activity a
             JOIN activity_token t ON t.activity = a.id AND t.invalidated_at IS NULL
             WHERE a.adventure = ANY(\(adventures)) AND a.status = 'active'
             ORDER BY a.adventure, a.created_at, a.id
-            """, logger: logger).decodeAll((String, String, String, String?, Bool, String, String).self) {
-            let budget = ledgerWanted(adventure, ActivityID(id)) ? try Self.ledger(ledger) : nil
+            """, logger: logger).decodeAll((String, String, String, String?, Bool, String, String, Int?).self) {
+            let wanted = ledgerWanted(adventure, ActivityID(id))
+            let budget = wanted ? try Self.ledger(ledger) : nil, newest = wanted ? newestPushTick : nil
             if let hero {
                 let recipient = LiveActivityRecipient(activityID: ActivityID(id), player: PlayerID(player), hero: HeroID(hero),
                                                       frequentUpdates: frequentUpdates, language: locale)
-                activities[adventure, default: DueActivities()].members.append(DueActivity(recipient: recipient, ledger: budget))
+                activities[adventure, default: DueActivities()].members.append(
+                    DueActivity(recipient: recipient, ledger: budget, newestPushTick: newest))
             } else {
                 let recipient = FollowerActivityRecipient(activityID: ActivityID(id), player: PlayerID(player),
                                                           frequentUpdates: frequentUpdates, language: locale)
                 activities[adventure, default: DueActivities()].followers.append(
-                    DueFollowerActivity(recipient: recipient, ledger: budget))
+                    DueFollowerActivity(recipient: recipient, ledger: budget, newestPushTick: newest))
             }
         }
         return activities

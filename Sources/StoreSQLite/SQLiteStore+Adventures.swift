@@ -119,10 +119,7 @@ extension SQLiteStore {
         let channels = row.hasFollowerChannels == true ? try openChannels(of: adventure, db) : []
         return TickInputs(
             adventure: stored, commands: try pendingCommands(for: adventure, db),
-            recipients: activities.members.map(\.recipient),
-            ledgers: Dictionary(uniqueKeysWithValues: activities.members.compactMap { activity in
-                activity.ledger.map { (activity.recipient.activityID, $0) }
-            } + activities.followers.compactMap { activity in activity.ledger.map { (activity.recipient.activityID, $0) } }),
+            recipients: activities.members.map(\.recipient), ledgers: activities.ledgers(of: stored),
             followers: Followers(channels: channels.map(\.recipient), activities: activities.followers.map(\.recipient)),
             followerLedgers: Dictionary(uniqueKeysWithValues: channels.map { ($0.recipient.channel, $0.ledger) }))
     }

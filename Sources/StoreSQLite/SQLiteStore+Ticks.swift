@@ -79,7 +79,43 @@ extension SQLiteStore {
                     activityID: activityID, player: player, frequentUpdates: frequentUpdates, language: language), ledger: ledger))
             }
         }
+        let read = Set(members.filter { $0.ledger != nil }.map(\.recipient.activityID)
+                       + followers.filter { $0.ledger != nil }.map(\.recipient.activityID))
+        if !read.isEmpty {
+            let newest = try newestPushTicks(of: adventure, among: read, db)
+            for index in members.indices { members[index].newestPushTick = newest[members[index].recipient.activityID] }
+            for index in followers.indices { followers[index].newestPushTick = newest[followers[index].recipient.activityID] }
+        }
         return DueActivities(members: members, followers: followers)
+    }
+
+    /// The tick of the newest push a tick queued for each of `activities` that
+    /// has one: through the adventure's chain of tick rows from the newest (v16),
+    /// each row's pushes through its range (v15), until each is found or the
+    /// chain ends. A push queued before v15 is not in a range; a budget written
+    /// before this version holds its last push's time itself.
+    static func newestPushTicks(of adventure: AdventureID, among activities: Set<ActivityID>,
+                                _ db: Database) throws -> [ActivityID: Int] {
+        var newest: [ActivityID: Int] = [:]
+        var row = try Int64.fetchOne(db.cachedStatement(sql: "SELECT lastTickRow FROM adventure WHERE id = ?"),
+                                     arguments: [adventure.rawValue])
+        let tickRow = try db.cachedStatement(sql: "SELECT tick, firstPush, lastPush, previous FROM tickEvents WHERE id = ?")
+        let targets = try db.cachedStatement(sql: """
+            SELECT targetID FROM outboxMessage WHERE id BETWEEN ? AND ? AND targetKind = 'liveActivity'
+            """)
+        while let id = row, newest.count < activities.count {
+            row = nil
+            try tickRow.forEachRow({ $0.add(id) }) { tick in
+                row = tick.optionalInt64(3)
+                guard let first = tick.optionalInt64(1), let last = tick.optionalInt64(2) else { return }
+                let at = tick.int(0)
+                try targets.forEachRow({ $0.add(first); $0.add(last) }) { target in
+                    let activity = ActivityID(target.string(0))
+                    if activities.contains(activity), newest[activity] == nil { newest[activity] = at }
+                }
+            }
+        }
+        return newest
     }
 
     static let reachableActivitiesSQL = """

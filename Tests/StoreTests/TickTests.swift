@@ -77,6 +77,18 @@ import Vocabulary
         try await store.playNextTick(of: adventure.id, ledgers: [activities[1]: ledger])
         let later = try await store.tickInputs(of: adventure.id).ledgers
         #expect(later[activities[0]] == ledger && later[activities[1]] == ledger && later[activities[2]] == BudgetLedger())
+
+        // A push whose budget the tick did not write back: the budget read back,
+        // by the ticker's read as by this one, has the time of its tick, and its
+        // other activities' budgets are as written.
+        let pushed = try await store.playNextTick(of: adventure.id, outbox: { _ in [update(activities[2])] })
+        var resumed = BudgetLedger()
+        resumed.lastPushAt = 1_000 + pushed.lastTick * 2
+        let read = try await store.tickInputs(of: adventure.id).ledgers
+        #expect(read == [activities[0]: ledger, activities[1]: ledger, activities[2]: resumed])
+        let due = try #require(try await store.dueAdventures(at: Date(timeIntervalSince1970: 2_000), limit: 10, skipping: [],
+                                                              holding: .nothing).first { $0.id == adventure.id })
+        #expect(try #require(due.activities).ledgers(of: try #require(due.stored)) == read)
     }
 
     @Test(arguments: StoreEngine.available) func aTickStoredTwiceIsAConflictAndChangesNothing(engine: StoreEngine) async throws {
