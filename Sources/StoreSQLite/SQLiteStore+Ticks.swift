@@ -93,7 +93,9 @@ extension SQLiteStore {
     /// has one: through the adventure's chain of tick rows from the newest (v16),
     /// each row's pushes through its range (v15), until each is found or the
     /// chain ends. A push queued before v15 is not in a range; a budget written
-    /// before this version holds its last push's time itself.
+    /// before this version holds its last push's time itself. An activity that
+    /// has had no push (one registered a moment ago) walks the whole chain, a
+    /// lookup by id a tick; the budget is read only when the ticker does not hold it.
     static func newestPushTicks(of adventure: AdventureID, among activities: Set<ActivityID>,
                                 _ db: Database) throws -> [ActivityID: Int] {
         var newest: [ActivityID: Int] = [:]
