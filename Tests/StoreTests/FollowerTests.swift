@@ -258,6 +258,13 @@ import Vocabulary
         #expect(!again.queuedPushToStart)
         #expect(try await store.outbox(of: adventure.id).count == 2)
 
+        // A routine push to it writes no budget back; its budget reads back with
+        // the time of that push's tick, as a member's does.
+        let pushed = try await store.playNextTick(of: adventure.id, outbox: { _ in [update("follower-1")] })
+        let resumed = try await store.tickInputs(of: adventure.id).ledgers["follower-1"]
+        #expect(resumed?.lastPushAt == pushed.startedAt + pushed.lastTick * pushed.setup.tickInterval)
+        #expect(resumed?.highPrioritySent == [])
+
         // Leaving ends the follower's activity and makes room for another.
         try await store.unfollow(adventure.id, player: first, at: Date())
         #expect(try await store.liveActivity("follower-1").status == .ended)
