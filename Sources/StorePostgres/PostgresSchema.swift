@@ -36,6 +36,7 @@ enum PostgresSchema {
         Migration(name: "v24-ids-compared-as-bytes", statements: v24IdsComparedAsBytes),
         Migration(name: "v25-ids-as-codes-in-the-logs", statements: v25IdsAsCodesInTheLogs),
         Migration(name: "v26-outbox-holds-unfinished-pushes", statements: v26OutboxHoldsUnfinishedPushes),
+        Migration(name: "v27-pushes-claimed-in-commit-order", statements: v27PushesClaimedInCommitOrder),
     ]
 
     /// v6's index by (adventure, writing transaction, id) serves every read of an

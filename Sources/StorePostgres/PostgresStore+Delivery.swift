@@ -31,44 +31,54 @@ extension PostgresStore {
         }
         let answers = results.enumerated().filter { first[$0.element.push.id.rawValue] == $0.offset }.map(\.element)
         let settlements = answers.map { OutboxRules.settlement(of: $0.outcome) }
-        // Settled in one statement, and only while `sending` by this node
-        // (`answerRefusal`'s nil case): a recovery by another node waits for it,
-        // then finds them settled. No row is read first, as on SQLite (a read
+        // First the answers to pushes this node's claims in commit order hold
+        // (v27), then, in one statement, the rest, only while `sending` by this
+        // node (`answerRefusal`'s nil case): a recovery by another node waits for
+        // it, then finds them settled. No row is read first, as on SQLite (a read
         // `FOR UPDATE` logged a lock per push); only those it did not settle are
         // read, to say why. A push to try again stays, pending; a finished one's
         // row goes (v26), its end kept in `outbox_end` unless it was sent, which
         // its push log entry says.
-        let settledRows = try await connection.query("""
-            WITH t AS MATERIALIZED (
-                SELECT * FROM UNNEST(\(answers.map(\.push.id.rawValue))::int8[], \(settlements.map(\.state.rawValue))::text[],
-                                     \(settlements.map { $0.outcome ?? "" })::text[],
-                                     \(settlements.map { $0.nextAttempt ?? now })::timestamptz[])
-                     AS t(id, state, outcome, next_attempt_at)
-            ), claimant AS MATERIALIZED (
-                SELECT code FROM node WHERE id = \(node)
-            ), retried AS (
-                UPDATE outbox SET state = 'pending', outcome = NULLIF(t.outcome, ''), next_attempt_at = t.next_attempt_at
-                FROM t WHERE t.state = 'pending' AND outbox.id = t.id
-                  AND outbox.state = 'sending' AND outbox.claimed_by = (SELECT code FROM claimant)
-                RETURNING outbox.id, outbox.attempts
-            ), finished AS (
-                DELETE FROM outbox USING t WHERE t.state <> 'pending' AND outbox.id = t.id
-                  AND outbox.state = 'sending' AND outbox.claimed_by = (SELECT code FROM claimant)
-                RETURNING outbox.id, outbox.attempts, t.state, t.outcome
-            ), ended AS (
-                INSERT INTO outbox_end (id, attempts, state, outcome)
-                SELECT id, attempts, state, NULLIF(outcome, '') FROM finished WHERE state <> 'sent'
-            )
-            SELECT id, attempts FROM retried UNION ALL SELECT id, attempts FROM finished
-            """, logger: logger).decodeAll((Int64, Int).self)
-        let claims = Dictionary(uniqueKeysWithValues: settledRows)
+        let fromClaims = try await settleFromClaims(Array(zip(answers, settlements)), at: now, connection)
+        var claims = Dictionary(uniqueKeysWithValues: fromClaims.map { ($0, 1) })
+        let rest = zip(answers, settlements).filter { claims[$0.0.push.id.rawValue] == nil }
+        if !rest.isEmpty {
+            let settledRows = try await connection.query("""
+                WITH t AS MATERIALIZED (
+                    SELECT * FROM UNNEST(\(rest.map(\.0.push.id.rawValue))::int8[], \(rest.map(\.1.state.rawValue))::text[],
+                                         \(rest.map { $0.1.outcome ?? "" })::text[],
+                                         \(rest.map { $0.1.nextAttempt ?? now })::timestamptz[])
+                         AS t(id, state, outcome, next_attempt_at)
+                ), claimant AS MATERIALIZED (
+                    SELECT code FROM node WHERE id = \(node)
+                ), retried AS (
+                    UPDATE outbox SET state = 'pending', outcome = NULLIF(t.outcome, ''), next_attempt_at = t.next_attempt_at
+                    FROM t WHERE t.state = 'pending' AND outbox.id = t.id
+                      AND outbox.state = 'sending' AND outbox.claimed_by = (SELECT code FROM claimant)
+                    RETURNING outbox.id, outbox.attempts
+                ), finished AS (
+                    DELETE FROM outbox USING t WHERE t.state <> 'pending' AND outbox.id = t.id
+                      AND outbox.state = 'sending' AND outbox.claimed_by = (SELECT code FROM claimant)
+                    RETURNING outbox.id, outbox.attempts, t.state, t.outcome
+                ), ended AS (
+                    INSERT INTO outbox_end (id, attempts, state, outcome)
+                    SELECT id, attempts, state, NULLIF(outcome, '') FROM finished WHERE state <> 'sent'
+                )
+                SELECT id, attempts FROM retried UNION ALL SELECT id, attempts FROM finished
+                """, logger: logger).decodeAll((Int64, Int).self)
+            for (id, attempts) in settledRows { claims[id] = attempts }
+        }
         let settledIDs = Set(claims.keys)
         let unsettled = answers.map(\.push.id.rawValue).filter { !settledIDs.contains($0) }
-        // A push with no progress row has finished: `outbox_end` says how, or
-        // it was sent and answered.
+        // A push with no progress row is held by a claim (v27), waits for its
+        // first one, or has finished: `outbox_end` says how, or it was sent and
+        // answered.
         let rows = unsettled.isEmpty ? [:] : Dictionary(uniqueKeysWithValues: try await connection.query("""
-            SELECT m.id, COALESCE(o.state, e.state, 'answered'), (SELECT n.id FROM node n WHERE n.code = o.claimed_by)
+            SELECT m.id, COALESCE(o.state, CASE WHEN c.claimed_by IS NOT NULL THEN 'sending' END, e.state,
+                                  CASE WHEN \(unescaped: Self.pastTheCursor) THEN 'pending' END, 'answered'),
+                   (SELECT n.id FROM node n WHERE n.code = COALESCE(o.claimed_by, c.claimed_by))
             FROM outbox_message m LEFT JOIN outbox o ON o.id = m.id LEFT JOIN outbox_end e ON e.id = m.id
+            LEFT JOIN LATERAL (SELECT claimed_by FROM outbox_claim WHERE m.id = ANY(unanswered) LIMIT 1) c ON true
             WHERE m.id = ANY(\(unsettled))
             """, logger: logger).decodeAll((Int64, String, String?).self).map { ($0.0, ($0.1, $0.2)) })
         let refusals: [StoreError?] = results.enumerated().map { index, result in
@@ -120,6 +130,46 @@ extension PostgresStore {
         let done = recorded.filter { $0.1.state != .pending }.map(\.0.push.message)
         try await finishLeaving(done.compactMap(Self.leavingMember), connection)
         return refusals
+    }
+
+    /// Settles the answers to pushes this node's claims in commit order hold
+    /// (v27), in one statement: a push to try again gets a progress row,
+    /// pending, a failed one its end; each leaves its claim, and a claim with
+    /// nothing left goes. The claims are read `FOR UPDATE`: a recovery that took
+    /// them (this node taken for stopped) is waited for, and then they are gone
+    /// and the answers refused. The ids settled.
+    private func settleFromClaims(_ answers: [(PushResult, OutboxRules.Settlement)], at now: Date,
+                                  _ connection: PostgresConnection) async throws -> [Int64] {
+        guard !answers.isEmpty else { return [] }
+        return try await connection.query("""
+            WITH held AS MATERIALIZED (
+                SELECT id, unanswered FROM outbox_claim
+                WHERE claimed_by = (SELECT code FROM node WHERE id = \(node)) AND unanswered && \(answers.map(\.0.push.id.rawValue))
+                FOR UPDATE
+            ), t AS MATERIALIZED (
+                SELECT * FROM UNNEST(\(answers.map(\.0.push.id.rawValue))::int8[], \(answers.map(\.1.state.rawValue))::text[],
+                                     \(answers.map { $0.1.outcome ?? "" })::text[],
+                                     \(answers.map { $0.1.nextAttempt ?? now })::timestamptz[])
+                     AS t(id, state, outcome, next_attempt_at)
+                WHERE t.id IN (SELECT UNNEST(unanswered) FROM held)
+            ), answered AS MATERIALIZED (
+                SELECT COALESCE(array_agg(id), '{}') AS ids FROM t
+            ), retried AS (
+                INSERT INTO outbox (id, next_attempt_at, outcome, state, attempts)
+                SELECT id, next_attempt_at, NULLIF(outcome, ''), 'pending', 1 FROM t WHERE state = 'pending' ORDER BY id
+            ), ended AS (
+                INSERT INTO outbox_end (id, attempts, state, outcome)
+                SELECT id, 1, state, NULLIF(outcome, '') FROM t WHERE state NOT IN ('pending', 'sent') ORDER BY id
+            ), emptied AS (
+                DELETE FROM outbox_claim c USING held h
+                WHERE c.id = h.id AND h.unanswered <@ (SELECT ids FROM answered)
+            ), kept AS (
+                UPDATE outbox_claim c
+                SET unanswered = ARRAY(SELECT x FROM UNNEST(h.unanswered) AS x WHERE x NOT IN (SELECT id FROM t))
+                FROM held h WHERE c.id = h.id AND NOT h.unanswered <@ (SELECT ids FROM answered)
+            )
+            SELECT id FROM t
+            """, logger: logger).decodeAll(Int64.self)
     }
 
     /// The token is no longer valid wherever it is the valid one (registered

@@ -324,9 +324,10 @@ extension PostgresStore {
                 SELECT c.id, c.adventure, c.language, c.state, c.apns_channel_id, c.storage_policy, c.ledger, c.note
                 FROM follower_channel c JOIN adventure a ON a.id = c.adventure
                 WHERE c.state = 'open' AND a.status <> 'running' AND a.ended_at <= \(endedBy)
-                  AND NOT EXISTS (SELECT 1 FROM outbox_message m JOIN outbox o ON o.id = m.id
+                  AND NOT EXISTS (SELECT 1 FROM outbox_message m LEFT JOIN outbox o ON o.id = m.id
                                   WHERE m.target_kind = 'followerChannel' AND m.target_id = c.id
-                                  AND o.state IN ('pending', 'sending'))
+                                  AND (o.state IN ('pending', 'sending') OR (\(unescaped: Self.waitingForItsFirstClaim))
+                                       OR EXISTS (SELECT 1 FROM outbox_claim k WHERE m.id = ANY(k.unanswered))))
                 ORDER BY a.ended_at, c.id LIMIT \(limit)
                 """, logger: logger).decodeAll(StoredChannelColumns.self).map(Self.followerChannel)
         }

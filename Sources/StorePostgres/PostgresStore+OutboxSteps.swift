@@ -8,9 +8,11 @@ import Vocabulary
 // caller's transaction.
 extension PostgresStore {
     /// Inserts outbox rows, in order, in two statements however many: first the
-    /// pushes still waiting for their targets that the policy marked supersedable
-    /// are superseded, then the new rows go in (one superseded at once when a
-    /// later one in the same call is for its target). A leave-channel push also
+    /// pushes kept in progress rows, waiting for their targets, that the policy
+    /// marked supersedable are superseded, then the new rows go in (one
+    /// superseded at once when a later one in the same call is for its target).
+    /// Those waiting for their first claim are superseded by their claim
+    /// (`waitingForItsFirstClaim`). A leave-channel push also
     /// marks the member as leaving: their token is kept until that push is done with.
     /// The pushes' ids, in order; `inTickLog` says the caller lists them in their
     /// ticks' rows of the tick log (v18), which is how an adventure's are found.
@@ -33,8 +35,9 @@ extension PostgresStore {
         let topics = try await topicCodes(of: messages.map(\.topic), connection)
         // Arrays hold no NULL here: '' stands for "no adventure", -1 for "no tick"
         // and for "the adventure's code is not known here" (looked up by its id).
-        // A push is two rows with one id (v11): its progress and its message; one
-        // superseded at once has its end instead of its progress (v26).
+        // A push is its message (v11), with no progress row until it has some to
+        // keep: it waits for its first claim in the order of commits (v27). One
+        // superseded at once has its end (v26).
         let ids = try await connection.query("""
             WITH t AS MATERIALIZED (
                 SELECT nextval('outbox_id_seq') AS id, u.*
@@ -48,9 +51,6 @@ extension PostgresStore {
                      WITH ORDINALITY AS u(adventure, adventure_code, target_kind, target_id, push_type, topic_code, priority, expiration,
                                           payload, reason, has_alert, is_end, supersedable, tick, superseded, position)
                 ORDER BY position
-            ), progress AS (
-                INSERT INTO outbox (id, state, attempts, next_attempt_at)
-                SELECT id, 'pending', 0, \(now) FROM t WHERE NOT superseded ORDER BY id
             ), superseded AS (
                 INSERT INTO outbox_end (id, attempts, state, outcome)
                 SELECT id, 0, 'superseded', \(QueuedPushRules.supersededReason) FROM t WHERE superseded ORDER BY id
@@ -75,7 +75,8 @@ extension PostgresStore {
     }
 
     /// The pending pushes to `targets` (with `supersedableOnly`, those the
-    /// policy let a newer push replace) end as `state`, with `outcome`. They are
+    /// policy let a newer push replace, kept in progress rows; without it, those
+    /// waiting for their first claim too) end as `state`, with `outcome`. They are
     /// found through their messages' index by target, from the oldest push not
     /// finished on (v22; the oldest in `outbox` since v26): the pushes to a
     /// target since then are few, where its index entries go back to its first push.
@@ -92,6 +93,7 @@ extension PostgresStore {
             )
             INSERT INTO outbox_end (id, attempts, state, outcome) SELECT id, attempts, \(state.rawValue), \(outcome) FROM ended
             """, logger: logger)
+        if !supersedableOnly { try await endWaiting(to: targets, as: state, outcome, connection) }
     }
 
     /// The channel member a leave push is for, as the store keeps it; nil for every other push.

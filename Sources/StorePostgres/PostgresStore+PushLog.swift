@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import PushPolicy
 import Store
 import Vocabulary
 
@@ -99,21 +100,31 @@ extension PostgresStore {
         """
 
     /// Any push of the adventure bound as `$1`, finished or not (v26): while
-    /// unfinished its progress row says where it is; once finished, `outbox_end`
-    /// says how, or, where it does not, the push was sent and its push log entry
-    /// holds its claims (one entry a push: an answer is recorded once). The
-    /// adventure's entries are read once, through their index by adventure, and
-    /// joined to its pushes. A push with none of the three reads as no state,
-    /// which `entry` refuses.
+    /// unfinished its progress row says where it is, or the claim that holds it
+    /// (v27), or that it waits for its first claim past the cursor (as
+    /// superseded where its claim will supersede it); once finished,
+    /// `outbox_end` says how, or, where it does not, the push was sent and its
+    /// push log entry holds its claims (one entry a push: an answer is recorded
+    /// once). The adventure's entries are read once, through their index by
+    /// adventure, and joined to its pushes. A push with none of these reads as no
+    /// state, which `entry` refuses.
     static let anyPushRows = """
         outbox_message m LEFT JOIN outbox o ON o.id = m.id LEFT JOIN outbox_end e ON e.id = m.id
         LEFT JOIN (SELECT outbox, claims FROM push_log
                    WHERE adventure_code = (SELECT code FROM adventure WHERE id = $1) AND claims IS NOT NULL) l ON l.outbox = m.id
+        LEFT JOIN LATERAL (SELECT true AS held FROM outbox_claim c WHERE m.id = ANY(c.unanswered) LIMIT 1) c ON true
         """
 
+    /// Past the cursor, a push its claim will supersede (looked for only there).
+    private static let overtakenPastTheCursor = "CASE WHEN \(pastTheCursor) THEN m.supersedable AND \(newerPushQueued) END"
+
     static let anyPushColumns = messageColumns + """
-        , COALESCE(o.state, e.state, CASE WHEN l.claims IS NOT NULL THEN 'sent' ELSE '' END),
-        CASE WHEN o.id IS NOT NULL THEN o.outcome ELSE e.outcome END, COALESCE(o.attempts, e.attempts, l.claims, 0), m.created_at
+        , COALESCE(o.state, e.state, CASE WHEN l.claims IS NOT NULL THEN 'sent' END, CASE WHEN c.held THEN 'sending' END,
+                   CASE \(overtakenPastTheCursor) WHEN true THEN 'superseded' WHEN false THEN 'pending' END, ''),
+        CASE WHEN o.id IS NOT NULL THEN o.outcome WHEN e.id IS NOT NULL THEN e.outcome
+             WHEN l.claims IS NULL AND c.held IS NULL AND \(overtakenPastTheCursor)
+             THEN '\(QueuedPushRules.supersededReason.replacingOccurrences(of: "'", with: "''"))' END,
+        COALESCE(o.attempts, e.attempts, l.claims, CASE WHEN c.held THEN 1 END, 0), m.created_at
         """
 
     typealias OutboxColumns = (Int64, Int64?, String, String, String, Int32, Int, Int, Data, String, Bool, Bool, Bool, Int?,

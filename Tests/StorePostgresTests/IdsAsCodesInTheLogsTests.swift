@@ -42,7 +42,8 @@ struct IdsAsCodesInTheLogsTests {
         #expect(ticks.count == 3 && ticks.contains { $0.2 == "a-node-gone" })
         let reopened = try await PostgresStore.open(location)
         try await closing(reopened) {
-            #expect(try await reopened.appliedMigrations().suffix(2) == ["v25-ids-as-codes-in-the-logs", "v26-outbox-holds-unfinished-pushes"])
+            #expect(try await reopened.appliedMigrations().suffix(3) == ["v25-ids-as-codes-in-the-logs", "v26-outbox-holds-unfinished-pushes",
+                                                                         "v27-pushes-claimed-in-commit-order"])
             for id in ids { #expect(try await AdventureRecordParts(id, in: reopened) == before[id]) }
             let after = try await reopened.query("SELECT adventure, tick, node FROM tick_log_with_ids ORDER BY adventure, tick",
                                                  logger: logger).decodeAll((String, Int, String?).self)

@@ -47,8 +47,9 @@ struct PostgresMigrationTests {
             #expect(texts == [LoggedEventText(tick: 1, json: #"{"a":1}"#), LoggedEventText(tick: 1, json: #"{"b":2}"#),
                               LoggedEventText(tick: 1, json: #"{"c":"x\ny"}"#),
                               LoggedEventText(tick: 3, json: #"{"type":"bossEnraged"}"#)])
-            #expect(try await reopened.appliedMigrations().suffix(5) == ["v8-tick-events", "v12-tick-log-events",
-                                                                         "v21-deflated-game-text", "v25-ids-as-codes-in-the-logs", "v26-outbox-holds-unfinished-pushes"])
+            #expect(try await reopened.appliedMigrations().suffix(6) == ["v8-tick-events", "v12-tick-log-events",
+                                                                         "v21-deflated-game-text", "v25-ids-as-codes-in-the-logs", "v26-outbox-holds-unfinished-pushes",
+                                                                         "v27-pushes-claimed-in-commit-order"])
         }
     }
 
@@ -99,9 +100,10 @@ struct PostgresMigrationTests {
         }
         let reopened = try await PostgresStore.open(location)
         try await closing(reopened) {
-            #expect(try await reopened.appliedMigrations().suffix(7) == ["v11-outbox-message", "v18-pushes-through-ticks",
+            #expect(try await reopened.appliedMigrations().suffix(8) == ["v11-outbox-message", "v18-pushes-through-ticks",
                                                                          "v22-outbox-claimed-in-place", "v23-push-columns-as-codes",
-                                                                         "v24-ids-compared-as-bytes", "v25-ids-as-codes-in-the-logs", "v26-outbox-holds-unfinished-pushes"])
+                                                                         "v24-ids-compared-as-bytes", "v25-ids-as-codes-in-the-logs", "v26-outbox-holds-unfinished-pushes",
+                                                                         "v27-pushes-claimed-in-commit-order"])
             #expect(try await reopened.outbox(of: id) == before)
             #expect(try await reopened.pushLog(of: id).map(\.payload) == before.filter { $0.state == .sent }.map(\.message.payload))
             try await reopened.playNextTick(of: id) { _ in [update(activity, tick: 3)] }
@@ -152,8 +154,9 @@ struct PostgresMigrationTests {
         }
         let reopened = try await PostgresStore.open(location)
         try await closing(reopened) {
-            #expect(try await reopened.appliedMigrations().suffix(4) == ["v12-tick-log-events", "v21-deflated-game-text",
-                                                                         "v25-ids-as-codes-in-the-logs", "v26-outbox-holds-unfinished-pushes"])
+            #expect(try await reopened.appliedMigrations().suffix(5) == ["v12-tick-log-events", "v21-deflated-game-text",
+                                                                         "v25-ids-as-codes-in-the-logs", "v26-outbox-holds-unfinished-pushes",
+                                                                         "v27-pushes-claimed-in-commit-order"])
             #expect(try await reopened.record(of: id, includingOutbox: false).events == before)
             let logger = Logger(label: "tests.migration")
             let nodes = try await reopened.query("""
@@ -216,8 +219,9 @@ struct PostgresMigrationTests {
         let reopened = try await PostgresStore.open(location)
         try await closing(reopened) {
             let applied = try await reopened.appliedMigrations()
-            #expect(applied.suffix(5) == ["v13-lean-push-log", "v23-push-columns-as-codes", "v24-ids-compared-as-bytes",
-                                          "v25-ids-as-codes-in-the-logs", "v26-outbox-holds-unfinished-pushes"])
+            #expect(applied.suffix(6) == ["v13-lean-push-log", "v23-push-columns-as-codes", "v24-ids-compared-as-bytes",
+                                          "v25-ids-as-codes-in-the-logs", "v26-outbox-holds-unfinished-pushes",
+                                                                         "v27-pushes-claimed-in-commit-order"])
             #expect(try await reopened.pushLog(of: id) == before)
         }
     }
@@ -263,8 +267,9 @@ struct PostgresMigrationTests {
         #expect(keysBefore.contains("push_log.push_log_outbox_fkey") && keysBefore.contains("command.command_adventure_fkey"))
         let reopened = try await PostgresStore.open(location)
         try await closing(reopened) {
-            #expect(try await reopened.appliedMigrations().suffix(3) == ["v15-logs-without-foreign-keys",
-                                                                         "v25-ids-as-codes-in-the-logs", "v26-outbox-holds-unfinished-pushes"])
+            #expect(try await reopened.appliedMigrations().suffix(4) == ["v15-logs-without-foreign-keys",
+                                                                         "v25-ids-as-codes-in-the-logs", "v26-outbox-holds-unfinished-pushes",
+                                                                         "v27-pushes-claimed-in-commit-order"])
             let keys = try await reopened.query(PostgresQuery(unsafeSQL: foreignKeys), logger: logger).decodeAll(String.self)
             #expect(keys == keysBefore.filter {
                 !["tick_log.tick_log_adventure_fkey", "outbox_message.outbox_message_adventure_fkey",

@@ -72,6 +72,7 @@ struct PostgresOpeningTests {
         "v17-outbox-progress-on-its-page", "v18-pushes-through-ticks", "v19-push-log-without-key",
         "v20-activity-changes", "v21-deflated-game-text", "v22-outbox-claimed-in-place", "v23-push-columns-as-codes",
         "v24-ids-compared-as-bytes", "v25-ids-as-codes-in-the-logs", "v26-outbox-holds-unfinished-pushes",
+        "v27-pushes-claimed-in-commit-order",
     ]
 
     /// Two servers starting at once on an empty database: one migrates, the other

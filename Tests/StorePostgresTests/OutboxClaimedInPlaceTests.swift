@@ -33,7 +33,8 @@ struct OutboxClaimedInPlaceTests {
         }
         let reopened = try await PostgresStore.open(location)
         try await closing(reopened) {
-            #expect(try await reopened.appliedMigrations().suffix(2) == ["v22-outbox-claimed-in-place", "v26-outbox-holds-unfinished-pushes"])
+            #expect(try await reopened.appliedMigrations().suffix(3) == ["v22-outbox-claimed-in-place", "v26-outbox-holds-unfinished-pushes",
+                                                                         "v27-pushes-claimed-in-commit-order"])
             #expect(try await reopened.outbox(of: id) == before)
             #expect(try await reopened.pendingOutboxCount() == before.filter { [.pending, .sending].contains($0.state) }.count)
             // The routine push waiting is superseded by a newer one, found through its message's target.

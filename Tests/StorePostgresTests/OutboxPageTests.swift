@@ -10,7 +10,8 @@ import Vocabulary
 /// v17: a push's progress row is claimed on the page it was queued on, so the
 /// claim is logged as a change and not as a whole row on another page after a
 /// lock of the old one. v22: the claim is a HOT update, with no index entry.
-/// v26: the answer, which finishes the push, deletes the row.
+/// v26: the answer, which finishes the push, deletes the row. v27: a push has a
+/// progress row only once it is to be tried again.
 @Suite(.enabled(if: PostgresTestServer.isAvailable, Comment(rawValue: PostgresTestServer.skipped)), .closesStores)
 struct OutboxPageTests {
     @Test func aPushIsClaimedOnThePageItWasQueuedOnAndGoesWithItsAnswer() async throws {
@@ -22,6 +23,12 @@ struct OutboxPageTests {
         for tick in 1...40 {
             try await store.playNextTick(of: adventure.id) { _ in activities.map { update($0, tick: tick, alert: true) } }
         }
+        let first = try await store.claimOutbox(limit: 200)
+        #expect(first.count == 120)
+        #expect(try await pages(store).isEmpty, "a push has no progress row until it is to be tried again")
+        let due = Date().addingTimeInterval(-1)
+        #expect(try await store.record(first.map { PushResult($0, .retryLater(at: due, reason: "TooManyRequests")) })
+            .allSatisfy { $0 == nil })
         let queued = try await pages(store)
         #expect(queued.count == 120)
         #expect(Set(queued.values).count >= 2, "the pushes fill more than one page")
@@ -35,7 +42,7 @@ struct OutboxPageTests {
         let refusals = try await store.record(claimed.map { PushResult($0, .delivered(apnsID: "\($0.id.rawValue)")) })
         #expect(refusals.allSatisfy { $0 == nil })
         #expect(try await pages(store).isEmpty, "a finished push leaves the outbox")
-        #expect(try await store.outbox(of: adventure.id).allSatisfy { $0.state == .sent && $0.attempts == 1 })
+        #expect(try await store.outbox(of: adventure.id).allSatisfy { $0.state == .sent && $0.attempts == 2 })
     }
 
     /// How many of the progress rows' live versions are heap-only tuples (a HOT

@@ -47,8 +47,9 @@ struct PushColumnsAsCodesTests {
         }
         let reopened = try await PostgresStore.open(location)
         try await closing(reopened) {
-            #expect(try await reopened.appliedMigrations().suffix(4) == ["v23-push-columns-as-codes", "v24-ids-compared-as-bytes",
-                                                                         "v25-ids-as-codes-in-the-logs", "v26-outbox-holds-unfinished-pushes"])
+            #expect(try await reopened.appliedMigrations().suffix(5) == ["v23-push-columns-as-codes", "v24-ids-compared-as-bytes",
+                                                                         "v25-ids-as-codes-in-the-logs", "v26-outbox-holds-unfinished-pushes",
+                                                                         "v27-pushes-claimed-in-commit-order"])
             #expect(try await reopened.outbox(of: id) == outbox)
             #expect(try await reopened.pushLog(of: id) == log)
             let logger = Logger(label: "tests.migration")

@@ -55,7 +55,8 @@ struct PushesThroughTicksMigrationTests {
         }
         let reopened = try await PostgresStore.open(location)
         try await closing(reopened) {
-            #expect(try await reopened.appliedMigrations().suffix(3) == ["v18-pushes-through-ticks", "v25-ids-as-codes-in-the-logs", "v26-outbox-holds-unfinished-pushes"])
+            #expect(try await reopened.appliedMigrations().suffix(4) == ["v18-pushes-through-ticks", "v25-ids-as-codes-in-the-logs", "v26-outbox-holds-unfinished-pushes",
+                                                                         "v27-pushes-claimed-in-commit-order"])
             #expect(try await reopened.outbox(of: id) == before)
             try await reopened.playNextTick(of: id) { _ in [update(activity, tick: 4, alert: true)] }
             let after = try await reopened.outbox(of: id)

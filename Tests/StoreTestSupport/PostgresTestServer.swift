@@ -53,8 +53,11 @@ public actor PostgresTestServer {
                 ["-D", data.path, "-U", "postgres", "--auth=scram-sha-256", "--pwfile=\(passwordFile.path)",
                  "--encoding=UTF8", "--no-sync"], asPostgres: asPostgres)
         let pgCtl = binaries.appendingPathComponent("pg_ctl").path
+        // Every test's database migrates at once, each migration one transaction
+        // holding a lock on each table and index it makes or changes: more than
+        // the default lock table (64 a connection) holds for them all together.
         let arguments = ["-D", data.path, "-l", directory.appendingPathComponent("server.log").path, "-w", "-t", "60",
-                         "-o", "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200 -c shared_preload_libraries=pg_stat_statements",
+                         "-o", "-p \(port) -k \(directory.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=300 -c max_locks_per_transaction=256 -c shared_preload_libraries=pg_stat_statements",
                          "start"]
         try run(pgCtl, arguments, asPostgres: asPostgres)
         startArguments = (pgCtl, arguments, asPostgres)

@@ -37,20 +37,29 @@ extension TestDatabase {
 /// nothing is migrated first): what is left after a store refused to open it,
 /// or what no store operation exposes. Every column is read as text.
 public func rawRows(in location: PostgresLocation, _ sql: String, _ arguments: [String] = []) async throws -> [[String?]] {
-    let logger = Logger(label: "tests.raw-read")
-    let connection = try await PostgresConnection.connect(
-        configuration: .init(host: location.host, port: location.port, username: location.user,
-                             password: location.password, database: location.database, tls: .disable),
-        id: 2, logger: logger)
-    do {
+    try await withRawConnection(to: location) { connection in
         var query = PostgresQuery(unsafeSQL: sql)
         for argument in arguments { query.binds.append(argument, context: .default) }
         var rows: [[String?]] = []
-        for try await row in try await connection.query(query, logger: logger) {
+        for try await row in try await connection.query(query, logger: Logger(label: "tests.raw-read")) {
             rows.append(try row.map { cell in try cell.decode(String?.self) })
         }
-        try await connection.close()
         return rows
+    }
+}
+
+/// Runs `body` on a connection of its own to the database, closed after it:
+/// for a test that holds a transaction open beside a store.
+public func withRawConnection<Value>(to location: PostgresLocation,
+                                     _ body: (PostgresConnection) async throws -> Value) async throws -> Value {
+    let connection = try await PostgresConnection.connect(
+        configuration: .init(host: location.host, port: location.port, username: location.user,
+                             password: location.password, database: location.database, tls: .disable),
+        id: 2, logger: Logger(label: "tests.raw-connection"))
+    do {
+        let value = try await body(connection)
+        try await connection.close()
+        return value
     } catch {
         try? await connection.close()
         throw error
