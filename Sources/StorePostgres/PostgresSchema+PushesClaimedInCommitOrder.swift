@@ -8,9 +8,9 @@ extension PostgresSchema {
     ///
     /// The order of commits is the messages' `written_by` (the transaction that
     /// queued them), indexed with their ids; a claim never reads past the oldest
-    /// transaction still running (`pg_snapshot_xmin`), so that no push can
-    /// commit behind the cursor once the cursor has passed it, whichever node
-    /// queued it, as the push log's reader does (v6). The pushes queued before
+    /// transaction of this database still running (`commitOrderBarrier`), so
+    /// that no push can commit behind the cursor once the cursor has passed it,
+    /// whichever node queued it, as the push log's reader does (v6). The pushes queued before
     /// v27 have no `written_by` and keep their progress rows; the cursor starts
     /// before every transaction.
     ///

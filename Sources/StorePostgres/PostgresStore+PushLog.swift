@@ -7,19 +7,21 @@ import Vocabulary
 extension PostgresStore {
     /// Follows the log in the order of the transactions that wrote it (`written_by`,
     /// then the entry's number), never past the oldest transaction still running
-    /// when the snapshot was taken (`pg_snapshot_xmin`): every transaction before
-    /// that one has committed or rolled back, so no entry can appear later behind
-    /// the cursor. An entry written by a transaction still open waits, with those
-    /// after it, for a later read. The cursor's `batch` is a transaction id.
+    /// when the snapshot was taken that may write here (`commitOrderBarrier`,
+    /// as a claim reads the pushes): every transaction before that one has
+    /// committed or rolled back, so no entry can appear later behind the cursor.
+    /// An entry written by a transaction still open waits, with those after it,
+    /// for a later read. The cursor's `batch` is a transaction id.
     public func pushLog(of adventure: AdventureID, after cursor: PushLogCursor, limit: Int) async throws -> PushLogPage {
         try await snapshot { [self] connection in
             _ = try await requireAdventure(adventure, lock: "", connection)
             let entries = try await connection.query("""
+                WITH \(unescaped: Self.commitOrderBarrier)
                 SELECT \(unescaped: Self.pushLogColumns), l.written_by::text, l.id
                 FROM push_log l JOIN outbox_message m ON m.id = l.outbox
                 WHERE l.adventure_code = (SELECT code FROM adventure WHERE id = \(adventure.rawValue))
                   AND (l.written_by, l.id) > (\(String(cursor.batch))::xid8, \(cursor.entry))
-                  AND l.written_by < pg_snapshot_xmin(pg_current_snapshot())
+                  AND l.written_by < (SELECT xid FROM barrier)
                 ORDER BY l.written_by, l.id LIMIT \(max(0, limit))
                 """, logger: logger).decodeAll(
                     (Int64, String, String, String, String, Int, Int?, String?, String?, Int, Date, Int?, String, Data, String, Int64).self)

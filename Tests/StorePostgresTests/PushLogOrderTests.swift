@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import PostgresNIO
 import Store
 @testable import StorePostgres
 import StoreTestSupport
@@ -45,5 +47,25 @@ struct PushLogOrderTests {
         let rows = try await database.rows(sqlite: "", postgres: "SELECT COALESCE(apns_id::text, apns_id_not_uuid), id::text FROM push_log ORDER BY id")
         #expect(rows.map { $0[0] } == ["first", "second"], "a's entry has the smaller number")
         #expect(try await b.pushLog(of: adventure.id, after: after.cursor, limit: 10).entries.isEmpty)
+    }
+
+    /// Transaction ids are the server's: one open in another database does not
+    /// hold the reader back.
+    @Test func aTransactionOfAnotherDatabaseDoesNotHoldTheReaderBack() async throws {
+        let store = try #require(try await StoreEngine.postgres.open() as? PostgresStore)
+        let trio = try await Trio.make(in: store)
+        let adventure = try await trio.startAdventure()
+        let activities = try await trio.registerActivities(for: adventure.id)
+        try await store.playNextTick(of: adventure.id) { _ in [update(activities[0], tick: 1, alert: true)] }
+        let claimed = try #require(try await store.claimOutbox(limit: 1).first)
+        let elsewhere = try await PostgresTestServer.shared.freshDatabase()
+        try await withRawConnection(to: elsewhere) { other in
+            _ = try await other.query("BEGIN", logger: Logger(label: "tests.push-log-order")).collect()
+            _ = try await other.query("SELECT pg_current_xact_id()", logger: Logger(label: "tests.push-log-order")).collect()
+            try await store.recordDelivered(claimed, apnsID: "while-elsewhere-open")
+            let page = try await store.pushLog(of: adventure.id, after: .start, limit: 10)
+            #expect(page.entries.map(\.entry.apnsID) == ["while-elsewhere-open"])
+            _ = try await other.query("ROLLBACK", logger: Logger(label: "tests.push-log-order")).collect()
+        }
     }
 }
