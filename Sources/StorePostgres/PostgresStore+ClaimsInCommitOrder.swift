@@ -118,10 +118,10 @@ extension PostgresStore {
         return Set(try await connection.query("""
             INSERT INTO outbox_end (id, attempts, state, outcome)
             SELECT m.id, 0, 'superseded', \(QueuedPushRules.supersededReason)
-            FROM UNNEST(\(waiting.map(\.id.rawValue))::int8[], \(waiting.map(\.message.target.kind.rawValue))::text[],
-                        \(waiting.map(\.message.target.id))::text[]) AS m(id, kind, target_id)
-            WHERE EXISTS (SELECT 1 FROM outbox_message n
-                          WHERE n.target_kind = m.kind::push_target_kind AND n.target_id = m.target_id AND n.id > m.id)
+            FROM (SELECT id, kind::push_target_kind AS target_kind, target_id
+                  FROM UNNEST(\(waiting.map(\.id.rawValue))::int8[], \(waiting.map(\.message.target.kind.rawValue))::text[],
+                              \(waiting.map(\.message.target.id))::text[]) AS t(id, kind, target_id)) m
+            WHERE \(unescaped: Self.newerPushQueued)
             RETURNING id
             """, logger: logger).decodeAll(Int64.self))
     }

@@ -1,6 +1,4 @@
 import Foundation
-import Logging
-import PostgresNIO
 import Store
 @testable import StorePostgres
 import StoreTestSupport
@@ -58,14 +56,10 @@ struct PushLogOrderTests {
         let activities = try await trio.registerActivities(for: adventure.id)
         try await store.playNextTick(of: adventure.id) { _ in [update(activities[0], tick: 1, alert: true)] }
         let claimed = try #require(try await store.claimOutbox(limit: 1).first)
-        let elsewhere = try await PostgresTestServer.shared.freshDatabase()
-        try await withRawConnection(to: elsewhere) { other in
-            _ = try await other.query("BEGIN", logger: Logger(label: "tests.push-log-order")).collect()
-            _ = try await other.query("SELECT pg_current_xact_id()", logger: Logger(label: "tests.push-log-order")).collect()
+        try await whileATransactionIsOpenInAnotherDatabase {
             try await store.recordDelivered(claimed, apnsID: "while-elsewhere-open")
             let page = try await store.pushLog(of: adventure.id, after: .start, limit: 10)
             #expect(page.entries.map(\.entry.apnsID) == ["while-elsewhere-open"])
-            _ = try await other.query("ROLLBACK", logger: Logger(label: "tests.push-log-order")).collect()
         }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Logging
 import PostgresNIO
 import Store
 @testable import StorePostgres
@@ -64,18 +63,18 @@ struct PushesClaimedInCommitOrderTests {
 
         try await withRawConnection(to: store.location) { held in
             // A push queued by a transaction that stays open, drawn before the tick's.
-            try await run(held, "BEGIN")
-            try await run(held, """
+            try await run("BEGIN", on: held)
+            try await run("""
                 INSERT INTO outbox_message (id, expiration, created_at, priority, tick, topic_code, target_kind, push_type, has_alert,
                                             is_end, in_tick_log, adventure_code, target_id, reason, payload, supersedable)
                 SELECT nextval('outbox_id_seq'), expiration, created_at, priority, tick, topic_code, target_kind, push_type, has_alert,
                        is_end, false, adventure_code, target_id, 'held back', payload, false
                 FROM outbox_message WHERE id = \(first.id.rawValue)
-                """)
+                """, on: held)
             try await store.playNextTick(of: adventure.id) { _ in [update(activities[1], tick: 2, alert: true)] }
             #expect(try await store.claimOutbox(limit: 10).isEmpty, "the open transaction holds the claim back")
             #expect(try await store.nextOutboxAttemptAt() == nil, "nothing is due that a claim could take")
-            try await run(held, "COMMIT")
+            try await run("COMMIT", on: held)
         }
         let claimed = try await store.claimOutbox(limit: 10)
         #expect(claimed.map(\.message.reason) == ["held back", "alert"])
@@ -89,13 +88,9 @@ struct PushesClaimedInCommitOrderTests {
         let trio = try await Trio.make(in: store)
         let adventure = try await trio.startAdventure()
         let activities = try await trio.registerActivities(for: adventure.id)
-        let elsewhere = try await PostgresTestServer.shared.freshDatabase()
-        try await withRawConnection(to: elsewhere) { other in
-            try await run(other, "BEGIN")
-            try await run(other, "SELECT pg_current_xact_id()")
+        try await whileATransactionIsOpenInAnotherDatabase {
             try await store.playNextTick(of: adventure.id) { _ in activities.map { update($0, tick: 1, alert: true) } }
             #expect(try await store.claimOutbox(limit: 10).count == 3)
-            try await run(other, "ROLLBACK")
         }
     }
 
@@ -135,9 +130,6 @@ struct PushesClaimedInCommitOrderTests {
     }
 }
 
-private func run(_ connection: PostgresConnection, _ sql: String) async throws {
-    _ = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: Logger(label: "tests.held-transaction")).collect()
-}
 
 extension PostgresStore {
     /// Puts the outbox back as v26 left it (a progress row for every push

@@ -65,3 +65,22 @@ public func withRawConnection<Value>(to location: PostgresLocation,
         throw error
     }
 }
+
+/// Runs `sql` on `connection`, its rows read and dropped.
+public func run(_ sql: String, on connection: PostgresConnection) async throws {
+    _ = try await connection.query(PostgresQuery(unsafeSQL: sql), logger: Logger(label: "tests.raw-connection")).collect()
+}
+
+/// Runs `body` while a transaction that holds a transaction id stays open in a
+/// database of its own on the same server, then rolls it back: transaction ids
+/// are the server's, so what follows the order of commits must pass it over.
+public func whileATransactionIsOpenInAnotherDatabase(_ body: () async throws -> Void) async throws {
+    let elsewhere = try await PostgresTestServer.shared.freshDatabase()
+    try await withRawConnection(to: elsewhere) { other in
+        try await run("BEGIN", on: other)
+        try await run("SELECT pg_current_xact_id()", on: other)
+        try await body()
+        try await run("ROLLBACK", on: other)
+    }
+}
+
