@@ -36,34 +36,44 @@ extension PostgresStore {
     /// was taken that may queue pushes here; the statement's own snapshot, so
     /// that every push from a transaction before it is seen or never will be.
     /// Transaction ids are the server's, so a transaction of another database
-    /// on the same server would hold the claims back for as long as it runs:
+    /// on the same server would hold the reads back for as long as it runs:
     /// one is passed over where `pg_stat_activity` names its database (the
     /// store's role sees the other roles' transactions only with
     /// `pg_read_all_stats`, docs/operations.md). One it cannot place, or that
-    /// has ended since the snapshot, holds the claim back.
-    static let commitOrderBarrier = """
-        snapshot AS MATERIALIZED (SELECT pg_current_snapshot() AS s),
-        barrier AS MATERIALIZED (
-            SELECT COALESCE(MIN(x), pg_snapshot_xmax((SELECT s FROM snapshot))) AS xid
-            FROM snapshot, pg_snapshot_xip(snapshot.s) AS x
-            WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity a
-                              WHERE a.backend_xid = xid(x)
-                                AND a.datid <> (SELECT oid FROM pg_database WHERE datname = current_database())))
+    /// has ended since the snapshot, holds this read back.
+    static let commitOrderBarrier = "barrier AS MATERIALIZED (SELECT \(barrier(passingEnded: false)) AS xid)"
+
+    /// The barrier as an expression (an `xid8`). With `passingEnded`, a
+    /// transaction that has ended since the snapshot is passed over too: for a
+    /// caller whose reads come in later statements, whose snapshots see what it
+    /// committed (a claim; a busy server's short transactions of other databases
+    /// end all the time between a snapshot and the read of `pg_stat_activity`).
+    static func barrier(passingEnded: Bool) -> String {
         """
+        (SELECT COALESCE(MIN(x), pg_snapshot_xmax(pg_current_snapshot()))
+         FROM pg_snapshot_xip(pg_current_snapshot()) AS x
+         WHERE \(passingEnded ? "pg_xact_status(x) = 'in progress' AND" : "")
+               NOT EXISTS (SELECT 1 FROM pg_stat_activity a
+                           WHERE a.backend_xid = xid(x)
+                             AND a.datid <> (SELECT oid FROM pg_database WHERE datname = current_database())))
+        """
+    }
 
     /// Takes up to `limit` of the pushes waiting for their first claim, in the
     /// order their transactions committed, never past a transaction still
-    /// running that may queue some (`commitOrderBarrier`): every push behind the
-    /// cursor has committed or never will, so none is passed over, whichever
-    /// node queued it and however long its transaction took. The cursor's row
-    /// is the claim's lock (`SKIP LOCKED`: a dispatcher that finds another
+    /// running that may queue some (`barrier(passingEnded: true)`, read with the
+    /// cursor's lock, before the claim's reads): every push behind the cursor
+    /// has committed or never will, so none is passed over, whichever node
+    /// queued it and however long its transaction took. The cursor's row is the
+    /// claim's lock (`SKIP LOCKED`: a dispatcher that finds another
     /// claiming takes none this time, and its next turn comes). What is taken is
     /// named in one claim row (its `unanswered`), however many; a push
     /// superseded or dropped on the way has its end, and one ended already
     /// (superseded when queued, dropped with its target's token) is passed over.
     func claimInCommitOrder(limit: Int, now: Date, _ connection: PostgresConnection) async throws -> [ClaimedPush] {
-        guard limit > 0, try await connection.query("SELECT 1 FROM outbox_cursor FOR UPDATE SKIP LOCKED", logger: logger)
-            .decodeAll(Int.self).count == 1 else { return [] }
+        guard limit > 0, let barrier = try await connection.query("""
+            SELECT \(unescaped: Self.barrier(passingEnded: true))::text FROM outbox_cursor FOR UPDATE SKIP LOCKED
+            """, logger: logger).decodeFirst(String.self) else { return [] }
         var claimed: [ClaimedPush] = []
         // The last push this claim has passed, the cursor's row written once at
         // the end: a version for each turn of the loop would make every read of
@@ -74,10 +84,9 @@ extension PostgresStore {
             let from = passed.map { "(m.written_by, m.id) > ((SELECT written_by FROM outbox_message WHERE id = \($0)), \($0))" }
                 ?? Self.pastTheCursor
             let rows = try await entries(try await connection.query("""
-                WITH \(unescaped: Self.commitOrderBarrier)
                 SELECT \(unescaped: Self.messageColumns), COALESCE(e.state, 'pending'), NULL::text, 0, m.created_at
                 FROM outbox_message m LEFT JOIN outbox_end e ON e.id = m.id
-                WHERE m.written_by IS NOT NULL AND \(unescaped: from) AND m.written_by < (SELECT xid FROM barrier)
+                WHERE m.written_by IS NOT NULL AND \(unescaped: from) AND m.written_by < \(barrier)::xid8
                 ORDER BY m.written_by, m.id LIMIT \(asked)
                 """, logger: logger).decodeAll(OutboxColumns.self), connection)
             guard let last = rows.last else { break }

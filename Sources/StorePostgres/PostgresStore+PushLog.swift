@@ -14,7 +14,9 @@ extension PostgresStore {
     /// for a later read. The cursor's `batch` is a transaction id.
     public func pushLog(of adventure: AdventureID, after cursor: PushLogCursor, limit: Int) async throws -> PushLogPage {
         try await snapshot { [self] connection in
-            _ = try await requireAdventure(adventure, lock: "", connection)
+            // The first statement, so that the snapshot it takes and the barrier
+            // it reads are as close as they can be (a transaction of another
+            // database ending between the two holds the read back).
             let entries = try await connection.query("""
                 WITH \(unescaped: Self.commitOrderBarrier)
                 SELECT \(unescaped: Self.pushLogColumns), l.written_by::text, l.id
@@ -33,6 +35,7 @@ extension PostgresStore {
                     return PushLogPage.Entry(cursor: PushLogCursor(batch: batch, entry: id),
                                              entry: try Self.pushLogEntry(columns, of: adventure))
                 }
+            _ = try await requireAdventure(adventure, lock: "", connection)
             let waitingRows = try await connection.query("""
                 SELECT \(unescaped: Self.outboxColumns) FROM \(unescaped: Self.outboxRows)
                 WHERE o.state = 'pending' AND o.attempts > 0

@@ -58,7 +58,8 @@ struct PushLogOrderTests {
         let claimed = try #require(try await store.claimOutbox(limit: 1).first)
         try await whileATransactionIsOpenInAnotherDatabase {
             try await store.recordDelivered(claimed, apnsID: "while-elsewhere-open")
-            let page = try await store.pushLog(of: adventure.id, after: .start, limit: 10)
+            let page = try await readAgainWhileHeldBack({ try await store.pushLog(of: adventure.id, after: .start, limit: 10) },
+                                                        until: { !$0.entries.isEmpty })
             #expect(page.entries.map(\.entry.apnsID) == ["while-elsewhere-open"])
         }
     }

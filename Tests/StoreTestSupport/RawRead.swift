@@ -74,6 +74,9 @@ public func run(_ sql: String, on connection: PostgresConnection) async throws {
 /// Runs `body` while a transaction that holds a transaction id stays open in a
 /// database of its own on the same server, then rolls it back: transaction ids
 /// are the server's, so what follows the order of commits must pass it over.
+/// (A reader of one snapshot, the push log's, is held back once by a transaction
+/// of another database that ends while it looks: with the other tests'
+/// databases busy, it reads again, `readAgainWhileHeldBack`.)
 public func whileATransactionIsOpenInAnotherDatabase(_ body: () async throws -> Void) async throws {
     let elsewhere = try await PostgresTestServer.shared.freshDatabase()
     try await withRawConnection(to: elsewhere) { other in
@@ -84,3 +87,14 @@ public func whileATransactionIsOpenInAnotherDatabase(_ body: () async throws -> 
     }
 }
 
+/// `read` again, up to `tries` times a tenth of a second apart, until `done`
+/// says its answer is the one awaited: the last answer.
+public func readAgainWhileHeldBack<Value>(tries: Int = 30, _ read: () async throws -> Value,
+                                          until done: (Value) -> Bool) async throws -> Value {
+    var value = try await read()
+    for _ in 1..<max(1, tries) where !done(value) {
+        try await Task.sleep(for: .milliseconds(100))
+        value = try await read()
+    }
+    return value
+}
